@@ -1,0 +1,10 @@
+// Command mm is a command-line agent for local models with hooks and relays.
+package main
+
+import (
+	"os"
+
+	"mm/internal/cli"
+)
+
+func main() { os.Exit(cli.Main()) }

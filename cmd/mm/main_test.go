@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"mm/internal/mockmodel"
+)
+
+// binDir holds the mm binary the scripts run: built once, from this
+// package, the way a user builds it (with -race when the tests run so).
+var binDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "mm-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	args := []string{"build", "-o", filepath.Join(dir, "mm")}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mm:", err)
+		return 1
+	}
+	binDir = dir
+	return m.Run()
+}
+
+// TestScripts runs every testdata/script/*.txtar: each starts the scripted
+// model server, runs the real mm binary with real hook scripts and checks
+// what it printed, wrote and sent.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			home := filepath.Join(env.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("NO_COLOR", "1")
+			// Nothing listens there unless the script starts the scripted model.
+			env.Setenv("LLMMAN_HOST", "127.0.0.1:9")
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"mockmodel": cmdMockmodel,
+			"waitfile":  cmdWaitfile,
+			"nopid":     cmdNopid,
+		},
+	})
+}
+
+// cmdMockmodel starts the scripted model server for the rest of the script:
+//
+//	mockmodel [-record FILE] SCRIPT
+//
+// and points mm's llmman provider at it (LLMMAN_HOST), so configs use
+// model: llmman/<anything>. MOCKMODEL_URL holds its base URL.
+func cmdMockmodel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! mockmodel")
+	}
+	record := ""
+	if len(args) > 2 && args[0] == "-record" {
+		record, args = ts.MkAbs(args[1]), args[2:]
+	}
+	if len(args) != 1 {
+		ts.Fatalf("usage: mockmodel [-record FILE] SCRIPT")
+	}
+	script, err := mockmodel.LoadScript(ts.MkAbs(args[0]))
+	ts.Check(err)
+	srv := mockmodel.New(script, record)
+	url, err := srv.Start("127.0.0.1:0")
+	ts.Check(err)
+	ts.Defer(func() { srv.Close() })
+	ts.Setenv("LLMMAN_HOST", srv.Addr())
+	ts.Setenv("MOCKMODEL_URL", url)
+}
+
+// cmdWaitfile waits up to 20 s for a file to exist (and be non-empty):
+//
+//	waitfile FILE
+func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+			if neg {
+				ts.Fatalf("%s exists", args[0])
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !neg {
+		ts.Fatalf("%s did not appear within 20s", args[0])
+	}
+}
+
+// cmdNopid checks, waiting up to the given time, that no live process has
+// the pids listed in FILE (one per line). A zombie counts as gone: it runs
+// nothing and holds nothing, and some containers' init never reaps them.
+//
+//	nopid WITHIN FILE
+func cmdNopid(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: nopid WITHIN FILE")
+	}
+	within, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	data, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	var pids []int
+	for _, f := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(f)
+		ts.Check(err)
+		pids = append(pids, pid)
+	}
+	if len(pids) == 0 {
+		ts.Fatalf("%s lists no pid", args[1])
+	}
+	deadline := time.Now().Add(within)
+	for {
+		var alive []int
+		for _, pid := range pids {
+			if processAlive(pid) {
+				alive = append(alive, pid)
+			}
+		}
+		if len(alive) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("still running after %s: %v", within, alive)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processAlive reports whether pid is a process that is not a zombie.
+func processAlive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return false
+	}
+	return s[i+2] != 'Z' && s[i+2] != 'X'
+}

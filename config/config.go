@@ -1,0 +1,376 @@
+// Package config loads and validates an agent's YAML file. Validation is
+// strict — an unknown key is an error, like an unknown hook event — because
+// YAML silently ignores what it does not know, and a misspelt guard that
+// never runs is worse than an agent that refuses to start. Every message is
+// the one a user reads: it names the file and the key.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"mm/hooks"
+)
+
+// DefaultModel is used when neither the config nor --model names one.
+const DefaultModel = "llmman/hf.co/unsloth/gemma-4-E4B-it-GGUF:Q4_K_M"
+
+// Defaults of the contract's config table.
+const (
+	DefaultMaxSteps    = 25
+	DefaultMaxAskDepth = 4
+)
+
+// Config is one agent's validated configuration.
+type Config struct {
+	// Path is the file as the user named it ("" for built-in defaults);
+	// File is its absolute path and Dir the absolute directory relative
+	// paths are resolved against (the working directory for defaults).
+	Path, File, Dir string
+
+	Model           string // <provider>/<model>
+	System          string
+	Tools           []string // nil: all built-in tools
+	Yolo            bool
+	DisplayHooks    bool
+	DisplayCommands bool
+	MaxSteps        int
+	MaxAskDepth     int
+	Providers       map[string]Provider // the config's own, on top of the built-in ones
+	// MMConfigs maps an agent's name to its config file, absolute.
+	MMConfigs map[string]string
+	Hooks     hooks.Set
+}
+
+// Error is a configuration mistake; its text is what the user reads,
+// "[config error: <path>: <message>]".
+type Error struct {
+	Path string // the config file as named, or the flag at fault
+	Msg  string
+}
+
+func (e *Error) Error() string { return "[config error: " + e.Path + ": " + e.Msg + "]" }
+
+// Default is the configuration used when no file is given or found.
+func Default(dir string) *Config {
+	return &Config{Dir: dir, Model: DefaultModel, MaxSteps: DefaultMaxSteps, MaxAskDepth: DefaultMaxAskDepth}
+}
+
+// AgentNames lists the mmConfigs agents, sorted.
+func (c *Config) AgentNames() []string {
+	names := make([]string, 0, len(c.MMConfigs))
+	for n := range c.MMConfigs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks"}
+
+// Load reads and validates the config file at path.
+func Load(path string) (*Config, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &Error{path, err.Error()}
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, &Error{path, readReason(err)}
+	}
+	c := Default(filepath.Dir(abs))
+	c.Path, c.File = path, abs
+	if err := c.parse(data); err != nil {
+		return nil, &Error{path, err.Error()}
+	}
+	if _, err := c.Resolve(c.Model); err != nil {
+		return nil, &Error{path, err.Error()}
+	}
+	return c, nil
+}
+
+// ModelOf reads only the model reference of the config at path, for the
+// ask object's agentModel; ok is false when the file is unreadable.
+func ModelOf(path string) (model string, ok bool) {
+	c, err := Load(path)
+	if err != nil {
+		return "", false
+	}
+	return c.Model, true
+}
+
+func readReason(err error) string {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "no such file"
+	case errors.Is(err, os.ErrPermission):
+		return "permission denied"
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func (c *Config) parse(data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil // an empty file: every default
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: the file must be a YAML mapping of keys (model:, hooks:, …)", root.Line)
+	}
+	return eachKey(root, "", topKeys, func(key string, v *yaml.Node) error {
+		switch key {
+		case "model":
+			return decode(v, key, &c.Model)
+		case "system":
+			return decode(v, key, &c.System)
+		case "tools":
+			return decode(v, key, &c.Tools)
+		case "yolo":
+			return decode(v, key, &c.Yolo)
+		case "displayHooks":
+			return decode(v, key, &c.DisplayHooks)
+		case "displayCommands":
+			return decode(v, key, &c.DisplayCommands)
+		case "maxSteps":
+			return positive(v, key, &c.MaxSteps)
+		case "maxAskDepth":
+			return positive(v, key, &c.MaxAskDepth)
+		case "providers":
+			return c.parseProviders(v)
+		case "mmConfigs":
+			return c.parseMMConfigs(v)
+		case "hooks":
+			set, err := parseHooks(v, c.Dir)
+			c.Hooks = set
+			return err
+		}
+		return nil
+	})
+}
+
+// eachKey walks a mapping, rejecting keys outside known (when known is not
+// nil) with `<prefix>unknown field "<key>"`.
+func eachKey(m *yaml.Node, prefix string, known []string, f func(key string, v *yaml.Node) error) error {
+	if m.Kind != yaml.MappingNode {
+		return fmt.Errorf("%sline %d: want a mapping", prefix, m.Line)
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		key := m.Content[i].Value
+		if known != nil && !contains(known, key) {
+			return fmt.Errorf("%sunknown field %q", prefix, key)
+		}
+		if err := f(key, m.Content[i+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// decode decodes a scalar or list value, naming the key on a type mistake.
+func decode(v *yaml.Node, key string, dst any) error {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil
+	}
+	if err := v.Decode(dst); err != nil {
+		want := "a string"
+		switch dst.(type) {
+		case *bool:
+			want = "true or false"
+		case *int:
+			want = "a whole number"
+		case *[]string:
+			want = "a list of strings"
+		}
+		return fmt.Errorf("%s: line %d: want %s", key, v.Line, want)
+	}
+	return nil
+}
+
+func positive(v *yaml.Node, key string, dst *int) error {
+	if err := decode(v, key, dst); err != nil {
+		return err
+	}
+	if *dst < 1 {
+		return fmt.Errorf("%s must be >= 1", key)
+	}
+	return nil
+}
+
+var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+func (c *Config) parseMMConfigs(v *yaml.Node) error {
+	c.MMConfigs = map[string]string{}
+	return eachKey(v, "mmConfigs: ", nil, func(name string, pv *yaml.Node) error {
+		if !agentName.MatchString(name) {
+			return fmt.Errorf("mmConfigs: agent name %q must start with a letter or digit and hold only letters, digits, '-', '_' and '.'", name)
+		}
+		var p string
+		if err := decode(pv, "mmConfigs."+name, &p); err != nil {
+			return err
+		}
+		if strings.TrimSpace(p) == "" {
+			return fmt.Errorf("mmConfigs.%s: the config file path must not be empty", name)
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(c.Dir, p)
+		}
+		if st, err := os.Stat(p); err != nil {
+			return fmt.Errorf("mmConfigs.%s: %s: %s", name, p, readReason(err))
+		} else if st.IsDir() {
+			return fmt.Errorf("mmConfigs.%s: %s is a directory, not a config file", name, p)
+		}
+		c.MMConfigs[name] = p
+		return nil
+	})
+}
+
+var hookKeys = []string{"command", "matcher", "timeout", "onError"}
+
+// parseHooks validates the hooks block with the reference's messages
+// ("Erreurs de validation").
+func parseHooks(v *yaml.Node, dir string) (hooks.Set, error) {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil, nil
+	}
+	set := hooks.Set{}
+	err := eachKey(v, "hooks: ", nil, func(name string, list *yaml.Node) error {
+		if !hooks.Known(name) {
+			return fmt.Errorf("hooks: unknown event %q (want one of preGeneration, preToolCall, postToolCall, postGeneration, preAsk, postAsk)", name)
+		}
+		event := hooks.Event(name)
+		if list.Kind == yaml.ScalarNode && list.Tag == "!!null" {
+			return nil
+		}
+		if list.Kind != yaml.SequenceNode {
+			return fmt.Errorf("hooks.%s: want a list of hooks", name)
+		}
+		for i, item := range list.Content {
+			h, err := parseHook(event, item, dir)
+			if err != nil {
+				return fmt.Errorf("hooks.%s[%d]: %w", name, i, err)
+			}
+			set[event] = append(set[event], h)
+		}
+		return nil
+	})
+	return set, err
+}
+
+func parseHook(event hooks.Event, item *yaml.Node, dir string) (hooks.Hook, error) {
+	h := hooks.Hook{OnError: hooks.Warn, Timeout: hooks.DefaultTimeout, ConfigDir: dir}
+	var raw struct{ command, matcher, timeout, onError *yaml.Node }
+	err := eachKey(item, "", hookKeys, func(key string, v *yaml.Node) error {
+		switch key {
+		case "command":
+			raw.command = v
+		case "matcher":
+			raw.matcher = v
+		case "timeout":
+			raw.timeout = v
+		case "onError":
+			raw.onError = v
+		}
+		return nil
+	})
+	if err != nil {
+		return h, err
+	}
+	str := func(v *yaml.Node, key string) (string, error) {
+		var s string
+		if v == nil {
+			return "", nil
+		}
+		return s, decode(v, key, &s)
+	}
+	if h.Command, err = str(raw.command, "command"); err != nil {
+		return h, err
+	}
+	if strings.TrimSpace(h.Command) == "" {
+		return h, errors.New("command must not be empty")
+	}
+	matcher, err := str(raw.matcher, "matcher")
+	if err != nil {
+		return h, err
+	}
+	if matcher != "" {
+		if !event.TakesMatcher() {
+			return h, errors.New("matcher is only for preToolCall, postToolCall, preAsk and postAsk")
+		}
+		if h.Matcher, err = regexp.Compile(matcher); err != nil {
+			return h, fmt.Errorf("matcher: %w", err)
+		}
+	}
+	if raw.timeout != nil {
+		t, err := str(raw.timeout, "timeout")
+		if err != nil {
+			return h, err
+		}
+		d, err := parseTimeout(t)
+		if err != nil {
+			return h, err
+		}
+		if d < 0 {
+			return h, errors.New("timeout must be >= 0")
+		}
+		if d > 0 {
+			h.Timeout = d
+		}
+	}
+	if raw.onError != nil {
+		o, err := str(raw.onError, "onError")
+		if err != nil {
+			return h, err
+		}
+		switch hooks.OnError(o) {
+		case hooks.Fail, hooks.Warn, hooks.Ignore:
+			h.OnError = hooks.OnError(o)
+		default:
+			return h, errors.New(`onError must be "fail", "warn" or "ignore"`)
+		}
+	}
+	return h, nil
+}
+
+// parseTimeout reads a Go duration ("5s", "1m30s"); a bare 0 is allowed.
+func parseTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" || s == "-0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		if strings.HasPrefix(s, "-") {
+			return -1, nil
+		}
+		return 0, fmt.Errorf("timeout: %q is not a duration (write e.g. 5s, 500ms or 1m)", s)
+	}
+	return d, nil
+}

@@ -1,0 +1,163 @@
+// Package cli is mm's command line: the cobra commands, the flags of the
+// contract, and the one place where errors become messages and exit codes.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Version is mm's version, set at build time with -ldflags "-X mm/internal/cli.Version=…".
+var Version = "v0.1.0-dev"
+
+// Exit codes of the contract.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitInterrupted = 130
+)
+
+// IOStreams are the process's standard streams, passed to every front end
+// so tests can drive them; nothing in mm writes to os.Stdout directly.
+type IOStreams struct {
+	In            io.Reader
+	Out, Err      io.Writer
+	InTTY, OutTTY bool
+	Color         bool // dim lines allowed: stdout is a terminal and NO_COLOR is unset
+}
+
+// System returns the process's own streams.
+func System() *IOStreams {
+	inTTY := term.IsTerminal(int(os.Stdin.Fd()))
+	outTTY := term.IsTerminal(int(os.Stdout.Fd()))
+	return &IOStreams{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		InTTY: inTTY, OutTTY: outTTY,
+		Color: outTTY && os.Getenv("NO_COLOR") == "",
+	}
+}
+
+// exitError carries an exit code through cobra; its message, when not
+// empty, has already been decided (one line for the user).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// errInterrupted ends a run the user interrupted (exit 130).
+var errInterrupted = &exitError{code: exitInterrupted}
+
+// Main runs mm with the process's arguments and returns its exit code.
+func Main() int {
+	return Run(context.Background(), os.Args[1:], System())
+}
+
+// Run runs mm with args and returns its exit code.
+func Run(ctx context.Context, args []string, io *IOStreams) int {
+	root := NewCmdRoot(io)
+	root.SetArgs(normalizeArgs(args))
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(io.Err, ee.msg)
+		}
+		return ee.code
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "[") {
+		msg = "mm: " + msg
+	}
+	fmt.Fprintln(io.Err, msg)
+	return exitFailure
+}
+
+// longOneDash are the long flags the references write with one dash
+// (-tui, -acp); any long flag may be written so.
+var longOneDash = map[string]bool{
+	"tui": true, "acp": true, "config": true, "model": true, "yolo": true,
+	"prompt": true, "ask": true, "ask-with-context": true, "version": true, "help": true,
+}
+
+// normalizeArgs lets one-dash long flags (-tui, -acp) and the two-dash
+// spelling of -p (--p) work as the contract says, before cobra parses.
+func normalizeArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+		switch {
+		case strings.HasPrefix(a, "--p") && (a == "--p" || strings.HasPrefix(a, "--p=")):
+			a = "-p" + strings.TrimPrefix(a, "--p")
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && longOneDash[name]:
+			a = "--" + name
+			if hasValue {
+				a += "=" + value
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// NewCmdRoot builds the mm command.
+func NewCmdRoot(io *IOStreams) *cobra.Command {
+	opts := &rootOptions{io: io}
+	cmd := &cobra.Command{
+		Use:   "mm",
+		Short: "A command-line agent for local models, with hooks and relays to other agents",
+		Long: `mm runs turns against a local model (llmman, Ollama, llama.cpp) with tools,
+user hooks around every step, and relays to other agents.
+
+With no flags it starts line mode: one prompt per line, from the terminal or a pipe.`,
+		Args:          cobra.ArbitraryArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.args = args
+			opts.yoloSet = cmd.Flags().Changed("yolo")
+			opts.promptSet = cmd.Flags().Changed("prompt")
+			return opts.run(cmd.Context())
+		},
+	}
+	cmd.SetVersionTemplate("mm {{.Version}}\n")
+	f := cmd.Flags()
+	f.StringVarP(&opts.prompt, "prompt", "p", "", `run one turn with this prompt and exit ("-" reads it from stdin)`)
+	f.StringVarP(&opts.configPath, "config", "c", "", "the agent's config file (default ./agent.yaml when it exists)")
+	f.StringVar(&opts.model, "model", "", "the model, <provider>/<model>, overriding the config")
+	f.BoolVar(&opts.yolo, "yolo", false, "run tools without asking (overrides the config's yolo)")
+	f.BoolVar(&opts.tui, "tui", false, "the window front end (full-screen terminal UI)")
+	f.BoolVar(&opts.acp, "acp", false, "the editor front end (Agent Client Protocol over stdio)")
+	cmd.AddCommand(newCmdVersion(io))
+	return cmd
+}
+
+func newCmdVersion(io *IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print mm's version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintln(io.Out, "mm "+Version)
+			return nil
+		},
+	}
+}

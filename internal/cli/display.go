@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"mm/config"
+	"mm/hooks"
+	"mm/orchestrator"
+)
+
+// display renders a turn the line-mode way (also -p): the answer streamed
+// after "🤖 ", a line per tool call, failure lines as they happen, then the
+// "⚙ <n> command(s)" footer with the displayCommands and displayHooks lists.
+type display struct {
+	out   io.Writer
+	color bool
+	cfg   *config.Config
+	// mid: the cursor is not at the start of a line; answering: the
+	// current line is an answer being streamed.
+	mid, answering bool
+}
+
+func newDisplay(io *IOStreams, cfg *config.Config) *display {
+	return &display{out: io.Out, color: io.Color, cfg: cfg}
+}
+
+// show is the orchestrator's show callback; it is called one event at a time.
+func (d *display) show(ev orchestrator.Event) {
+	switch ev.Kind {
+	case orchestrator.Text:
+		if !d.answering {
+			d.endLine()
+			io.WriteString(d.out, "🤖 ")
+			d.answering = true
+		}
+		io.WriteString(d.out, ev.Text)
+		d.mid = !strings.HasSuffix(ev.Text, "\n")
+	case orchestrator.ToolStart:
+		d.line(toolLine(ev.Call))
+	case orchestrator.ToolDenied:
+		d.line(hooks.DeniedLine(ev.Call.Tool, ev.Reason))
+	case orchestrator.ToolEnd:
+		if ev.Output == orchestrator.NoConsent || ev.Output == orchestrator.UserRefused {
+			d.line("  " + ev.Output)
+		}
+	case orchestrator.HookFailure:
+		d.line(d.dim(ev.Text))
+	}
+}
+
+// line writes one whole line, ending a streamed answer first.
+func (d *display) line(s string) {
+	d.endLine()
+	d.answering = false
+	io.WriteString(d.out, s+"\n")
+}
+
+func (d *display) endLine() {
+	if d.mid {
+		io.WriteString(d.out, "\n")
+		d.mid = false
+	}
+}
+
+func (d *display) dim(s string) string {
+	if d.color {
+		return "\x1b[2m" + s + "\x1b[0m"
+	}
+	return s
+}
+
+// footer ends a turn: the ⚙ line, then the commands and the hook runs
+// when the config asks for them, in the same dim colour.
+func (d *display) footer(res orchestrator.TurnResult) {
+	d.endLine()
+	d.answering = false
+	if res.Err != nil && !res.Cancelled() && res.Answer == "" && len(res.Ran) == 0 && len(res.HookRuns) == 0 {
+		return // nothing happened: the error line says it all
+	}
+	lines := []string{fmt.Sprintf("⚙ %d command(s)", len(res.Ran))}
+	if d.cfg.DisplayCommands {
+		for _, c := range res.Ran {
+			lines = append(lines, "  "+toolLine(c))
+		}
+	}
+	if d.cfg.DisplayHooks {
+		for i, r := range res.HookRuns {
+			lines = append(lines, "  "+r.Line(i+1))
+		}
+	}
+	for _, l := range lines {
+		io.WriteString(d.out, d.dim(l)+"\n")
+	}
+}
+
+// toolLine is the usual line of a tool call: "🔧 bash: ls -la".
+func toolLine(c orchestrator.Call) string {
+	if c.Summary == "" {
+		return "🔧 " + c.Tool
+	}
+	return "🔧 " + c.Tool + ": " + c.Summary
+}

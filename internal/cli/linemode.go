@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"mm/orchestrator"
+)
+
+// lineConsent asks on the terminal, or reads the next line of a piped
+// stdin, whether a tool call may run. y or yes allows it.
+type lineConsent struct {
+	mu    sync.Mutex // one question at a time
+	lines *lineReader
+	out   io.Writer
+}
+
+func (c *lineConsent) Allow(ctx context.Context, call orchestrator.Call) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	what := call.Tool
+	if call.Summary != "" {
+		what += ": " + call.Summary
+	}
+	fmt.Fprintf(c.out, "  allow %s? [y/N] ", what)
+	line, ok := c.lines.next(ctx)
+	if !ok {
+		fmt.Fprintln(c.out)
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, orchestrator.ErrNoOneToAsk
+	}
+	if !c.lines.tty {
+		fmt.Fprintln(c.out, line)
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
+}
+
+const helpText = `Type a prompt and press Enter. Commands:
+  /help   this help
+  /exit   leave mm (Ctrl-D at an empty prompt too)
+Ctrl-C during a turn cancels the turn; Ctrl-C at an empty prompt exits.`
+
+// lineMode is the interactive session: one prompt per line, from the
+// terminal or a pipe, until /exit or end of input.
+func (a *app) lineMode(ctx context.Context) error {
+	fmt.Fprintln(a.io.Out, a.banner())
+	lines := newLineReader(a.io.In)
+	lines.tty = a.io.InTTY
+	if !a.cfg.Yolo {
+		a.agent.Consent = &lineConsent{lines: lines, out: a.io.Out}
+	}
+	session := orchestrator.NewSession(a.agent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	for {
+		if a.io.InTTY {
+			fmt.Fprint(a.io.Out, "› ")
+		}
+		var line string
+		select {
+		case <-sigs:
+			fmt.Fprintln(a.io.Out)
+			return errInterrupted
+		case l, ok := <-lines.lines:
+			if !ok {
+				return nil
+			}
+			line = l
+		}
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+			continue
+		case line == "/exit" || line == "/quit":
+			return nil
+		case line == "/help":
+			fmt.Fprintln(a.io.Out, helpText)
+			continue
+		case strings.HasPrefix(line, "/"):
+			name, _, _ := strings.Cut(line, " ")
+			fmt.Fprintf(a.io.Out, "unknown command %s; /help lists them\n", name)
+			continue
+		}
+		if err := a.turn(ctx, session, line, sigs); err != nil {
+			return err
+		}
+	}
+}
+
+// turn runs one line-mode turn; Ctrl-C cancels the turn, not the program.
+func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, sigs chan os.Signal) error {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+		}
+	}()
+	d := newDisplay(a.io, a.cfg)
+	res := s.Generate(tctx, prompt, d.show)
+	d.footer(res)
+	if res.Err != nil {
+		if res.Cancelled() {
+			fmt.Fprintln(a.io.Err, "mm: turn cancelled")
+		} else {
+			fmt.Fprintln(a.io.Err, res.Err.Error())
+		}
+	}
+	return nil
+}

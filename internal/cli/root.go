@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"mm/config"
+	"mm/hooks"
+	"mm/internal/model"
+	"mm/internal/tools"
+	"mm/orchestrator"
+)
+
+type rootOptions struct {
+	io         *IOStreams
+	args       []string
+	prompt     string
+	promptSet  bool
+	configPath string
+	model      string
+	yolo       bool
+	yoloSet    bool
+	tui, acp   bool
+}
+
+func (o *rootOptions) run(ctx context.Context) error {
+	switch {
+	case o.tui:
+		return &exitError{exitFailure, "mm: -tui is not available yet"}
+	case o.acp:
+		return &exitError{exitFailure, "mm: -acp is not available yet"}
+	case len(o.args) > 0:
+		return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q (a prompt goes after -p, or on a line of line mode)", o.args[0])}
+	}
+	cfg, err := o.loadConfig()
+	if err != nil {
+		return err
+	}
+	app, err := newApp(cfg, o.io)
+	if err != nil {
+		return err
+	}
+	if o.promptSet {
+		prompt := o.prompt
+		if prompt == "-" {
+			b, err := readAll(o.io.In)
+			if err != nil {
+				return fmt.Errorf("read the prompt from stdin: %w", err)
+			}
+			prompt = strings.TrimRight(string(b), "\n")
+		}
+		return app.once(ctx, prompt)
+	}
+	return app.lineMode(ctx)
+}
+
+// loadConfig finds and loads the config, applies the flags that override
+// it, and sets the environment every process mm starts inherits.
+func (o *rootOptions) loadConfig() (*config.Config, error) {
+	path := o.configPath
+	if path == "" {
+		if _, err := os.Stat("agent.yaml"); err == nil {
+			path = "agent.yaml"
+		}
+	}
+	var cfg *config.Config
+	if path == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		cfg = config.Default(wd)
+	} else {
+		c, err := config.Load(path)
+		if err != nil {
+			return nil, &exitError{exitFailure, err.Error()}
+		}
+		cfg = c
+	}
+	if o.model != "" {
+		if _, err := cfg.Resolve(o.model); err != nil {
+			return nil, &exitError{exitFailure, (&config.Error{Path: "--model", Msg: err.Error()}).Error()}
+		}
+		cfg.Model = o.model
+	}
+	if o.yoloSet {
+		cfg.Yolo = o.yolo
+	}
+	return cfg, nil
+}
+
+// app is one agent as the front ends drive it.
+type app struct {
+	cfg   *config.Config
+	io    *IOStreams
+	agent *orchestrator.Agent
+	depth int
+}
+
+// newApp builds the agent of cfg: its model client, tools and hooks, and
+// sets MM_BIN, MM_CONFIG and MM_ASK_DEPTH for every process it starts.
+func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
+	ep, err := cfg.Resolve(cfg.Model)
+	if err != nil {
+		return nil, &exitError{exitFailure, (&config.Error{Path: cfg.Path, Msg: err.Error()}).Error()}
+	}
+	depth, _ := strconv.Atoi(os.Getenv("MM_ASK_DEPTH"))
+	if bin, err := os.Executable(); err == nil {
+		os.Setenv("MM_BIN", bin)
+	}
+	if cfg.File != "" {
+		os.Setenv("MM_CONFIG", cfg.File)
+	} else {
+		os.Unsetenv("MM_CONFIG")
+	}
+	os.Setenv("MM_ASK_DEPTH", strconv.Itoa(depth))
+
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	wd, _ = filepath.Abs(wd)
+	builtin, err := tools.Builtin(cfg.Tools, wd)
+	if err != nil {
+		return nil, &exitError{exitFailure, (&config.Error{Path: cfg.Path, Msg: "tools: " + err.Error()}).Error()}
+	}
+	ts := make([]orchestrator.Tool, len(builtin))
+	for i, t := range builtin {
+		ts[i] = t
+	}
+	a := &app{cfg: cfg, io: io, depth: depth}
+	a.agent = &orchestrator.Agent{
+		Model:    &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint},
+		ModelRef: cfg.Model,
+		Name:     ep.Model,
+		System:   cfg.System,
+		Tools:    ts,
+		Yolo:     cfg.Yolo,
+		MaxSteps: cfg.MaxSteps,
+		Parallel: 8,
+		Hooks:    &hooks.Runner{Hooks: cfg.Hooks, Cwd: wd, Model: cfg.Model, Depth: depth},
+	}
+	return a, nil
+}
+
+// banner is the start-up line of line mode and the window.
+func (a *app) banner() string {
+	path := a.cfg.Path
+	if path == "" {
+		path = "none (built-in defaults)"
+	}
+	yolo := "off"
+	if a.cfg.Yolo {
+		yolo = "on"
+	}
+	return fmt.Sprintf("mm %s | config: %s | model: %s | yolo: %s%s", Version, path, a.cfg.Model, yolo, a.cfg.Hooks.BannerSuffix())
+}
+
+// once is -p: one turn, then exit (1 when it failed, 130 when interrupted).
+func (a *app) once(ctx context.Context, prompt string) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case <-sigs:
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	if a.io.InTTY && !a.cfg.Yolo {
+		lines := newLineReader(a.io.In)
+		lines.tty = true
+		a.agent.Consent = &lineConsent{lines: lines, out: a.io.Out}
+	}
+	d := newDisplay(a.io, a.cfg)
+	res := orchestrator.NewSession(a.agent).Generate(ctx, prompt, d.show)
+	d.footer(res)
+	return turnError(res)
+}
+
+// turnError is the exit of a turn that did not answer.
+func turnError(res orchestrator.TurnResult) error {
+	switch {
+	case res.Err == nil:
+		return nil
+	case res.Cancelled():
+		return errInterrupted
+	case errors.Is(res.Err, orchestrator.ErrMaxSteps):
+		return &exitError{exitFailure, "mm: " + res.Err.Error()}
+	}
+	return &exitError{exitFailure, res.Err.Error()}
+}

@@ -1,0 +1,636 @@
+package mockmodel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Sizes of the pieces a streamed reply is cut into. They are small so that
+// every client-side reassembly path is exercised even by short replies.
+const (
+	textPieceRunes = 4 // runes of assistant text per chunk
+	argsPieceBytes = 8 // bytes (rounded up to a rune boundary) of tool arguments per chunk
+	noMatchPreview = 200
+)
+
+// Recorded is one request the server received, kept so tests can assert on
+// exactly what the client sent.
+type Recorded struct {
+	Time time.Time
+	// Body is the request body as received, compacted; a body that is not
+	// JSON is kept as a JSON string so that Body is always valid JSON.
+	Body json.RawMessage
+}
+
+// Server answers chat-completions requests from a Script. It is an
+// http.Handler so tests can mount it on httptest.NewServer, and it can also
+// listen by itself with Start for the mockmodel command.
+type Server struct {
+	script     *Script
+	bad        []error // bad[i]: why Replies[i] (built in Go, not parsed) is invalid
+	recordPath string
+	created    int64 // unix time of New, reported by /v1/models
+
+	mu   sync.Mutex // guards used
+	used []bool     // used[i]: script.Replies[i] has answered and does not repeat
+
+	recMu    sync.Mutex // guards n, requests and writes to recordPath
+	n        int        // requests numbered so far
+	requests []Recorded
+
+	startMu   sync.Mutex
+	ln        net.Listener
+	hs        *http.Server
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+// New makes a server for script s. When recordPath is not empty every
+// request is also appended to that file as one JSON line, so a test driving
+// a separate mm process can inspect what it sent. The file is appended to,
+// never truncated.
+func New(s *Script, recordPath string) *Server {
+	// The server works on its own copy so that preparing a Script built in
+	// Go (rather than parsed) never writes to the caller's values.
+	sc := &Script{}
+	var bad []error
+	if s != nil {
+		sc.Replies = append([]Reply(nil), s.Replies...)
+		bad = make([]error, len(sc.Replies))
+		for i := range sc.Replies {
+			r := &sc.Replies[i]
+			r.ToolCalls = append([]ToolCall(nil), r.ToolCalls...)
+			if r.tmpl == nil {
+				if err := r.prepare(); err != nil {
+					bad[i] = fmt.Errorf("mockmodel: reply %d: %w", i+1, err)
+				}
+			}
+		}
+	}
+	return &Server{
+		script:     sc,
+		bad:        bad,
+		recordPath: recordPath,
+		created:    time.Now().Unix(),
+		used:       make([]bool, len(sc.Replies)),
+		closed:     make(chan struct{}),
+	}
+}
+
+// Start listens on addr ("127.0.0.1:0" when empty) and serves in the
+// background until Close. It returns the base URL a client is configured
+// with, "http://127.0.0.1:<port>/v1".
+func (s *Server) Start(addr string) (baseURL string, err error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.hs != nil {
+		return "", errors.New("mockmodel: already started")
+	}
+	select {
+	case <-s.closed:
+		return "", errors.New("mockmodel: server closed")
+	default:
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("mockmodel: %w", err)
+	}
+	s.ln = ln
+	s.hs = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go s.hs.Serve(ln)
+	return "http://" + ln.Addr().String() + "/v1", nil
+}
+
+// Addr returns the address the server listens on, "127.0.0.1:<port>", the
+// form LLMMAN_HOST takes; it is empty before Start.
+func (s *Server) Addr() string {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
+// Close stops the server at once, dropping open connections, and makes any
+// request still waiting out a delay give up, so tests end promptly. It is
+// safe to call more than once and without Start.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { close(s.closed) })
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.hs == nil {
+		return nil
+	}
+	if err := s.hs.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("mockmodel: %w", err)
+	}
+	return nil
+}
+
+// Requests returns a copy of every chat-completions request received so
+// far, in arrival order, including those answered with an error.
+func (s *Server) Requests() []Recorded {
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	return append([]Recorded(nil), s.requests...)
+}
+
+// ServeHTTP answers POST /v1/chat/completions and GET /v1/models (also
+// without the /v1 prefix, as llama-server accepts). A reply scripted with
+// cut aborts the connection by panicking with http.ErrAbortHandler, which
+// net/http handles silently; call it through a real http.Server.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	path = strings.TrimPrefix(path, "/v1")
+	switch path {
+	case "/chat/completions":
+		s.chat(w, r)
+	case "/models":
+		if r.Method != http.MethodGet {
+			w.Header().Set("Allow", http.MethodGet)
+			writeError(w, http.StatusMethodNotAllowed, "mockmodel: method not allowed")
+			return
+		}
+		type model struct {
+			ID      string `json:"id"`
+			Object  string `json:"object"`
+			Created int64  `json:"created"`
+			OwnedBy string `json:"owned_by"`
+		}
+		writeJSON(w, http.StatusOK, struct {
+			Object string  `json:"object"`
+			Data   []model `json:"data"`
+		}{"list", []model{{"scripted", "model", s.created, "mockmodel"}}})
+	default:
+		writeError(w, http.StatusNotFound, "mockmodel: no such endpoint: "+r.URL.Path)
+	}
+}
+
+// chatRequest is the part of a chat-completions request the server reads.
+type chatRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	body, readErr := io.ReadAll(r.Body)
+	n, recErr := s.record(body)
+	if readErr != nil {
+		writeError(w, http.StatusBadRequest, "mockmodel: reading request: "+readErr.Error())
+		return
+	}
+	if recErr != nil {
+		writeError(w, http.StatusInternalServerError, "mockmodel: recording request: "+recErr.Error())
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "mockmodel: method not allowed")
+		return
+	}
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "mockmodel: bad request body: "+err.Error())
+		return
+	}
+	if req.Model == "" {
+		req.Model = "scripted"
+	}
+	d := TemplateData{Model: req.Model, N: n}
+	for i, m := range req.Messages {
+		text := contentText(m.Content)
+		if i == len(req.Messages)-1 {
+			d.Last = text
+		}
+		switch m.Role {
+		case "user":
+			d.LastUser = text
+		case "system":
+			if d.System == "" {
+				d.System = text
+			}
+		}
+	}
+
+	reply, err := s.pick(d.Last)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if reply == nil {
+		preview := d.Last
+		if utf8.RuneCountInString(preview) > noMatchPreview {
+			preview = string([]rune(preview)[:noMatchPreview])
+		}
+		writeError(w, http.StatusInternalServerError,
+			"mockmodel: no scripted reply matches the last message: "+preview)
+		return
+	}
+	text, err := reply.text(d)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "mockmodel: text template: "+err.Error())
+		return
+	}
+	if !s.wait(r.Context(), reply.Delay) {
+		return
+	}
+	if reply.Status != 0 {
+		msg := reply.ErrorMessage
+		if msg == "" {
+			msg = "scripted error"
+		}
+		writeError(w, reply.Status, msg)
+		return
+	}
+	a := answer{
+		id:      "chatcmpl-" + strconv.Itoa(n),
+		created: time.Now().Unix(),
+		model:   req.Model,
+		text:    text,
+		reply:   reply,
+		calls:   make([]wireToolCall, len(reply.ToolCalls)),
+		finish:  "stop",
+		usage:   usage{PromptTokens: len(body)/4 + 1},
+	}
+	a.usage.CompletionTokens = len(text)/4 + 1
+	for i, c := range reply.ToolCalls {
+		id := c.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d_%d", n, i)
+		}
+		a.calls[i] = wireToolCall{Index: i, ID: id, Type: "function",
+			Function: wireFunction{Name: c.Name, Arguments: c.args}}
+		a.usage.CompletionTokens += len(c.args)/4 + 1
+	}
+	a.usage.TotalTokens = a.usage.PromptTokens + a.usage.CompletionTokens
+	if len(a.calls) > 0 {
+		a.finish = "tool_calls"
+	}
+	if reply.FinishReason != "" {
+		a.finish = reply.FinishReason
+	}
+	if req.Stream {
+		s.stream(w, r.Context(), &a)
+	} else {
+		s.whole(w, &a)
+	}
+}
+
+// pick selects, and uses up unless it repeats, the first available reply
+// whose match accepts last; nil when there is none. A reply that failed to
+// prepare is picked with its error, so the request that reaches it fails
+// loudly.
+func (s *Server) pick(last string) (*Reply, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.script.Replies {
+		r := &s.script.Replies[i]
+		if s.used[i] {
+			continue
+		}
+		if s.bad[i] == nil && r.re != nil && !r.re.MatchString(last) {
+			continue
+		}
+		if !r.Repeat {
+			s.used[i] = true
+		}
+		return r, s.bad[i]
+	}
+	return nil, nil
+}
+
+// record numbers and stores one request, and appends it to the record file
+// in a single write so concurrent requests never interleave within a line.
+func (s *Server) record(body []byte) (int, error) {
+	var raw bytes.Buffer
+	if json.Valid(body) {
+		json.Compact(&raw, body)
+	} else {
+		q, _ := json.Marshal(string(body))
+		raw.Write(q)
+	}
+	now := time.Now()
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	s.n++
+	s.requests = append(s.requests, Recorded{Time: now, Body: json.RawMessage(raw.Bytes())})
+	if s.recordPath == "" {
+		return s.n, nil
+	}
+	ts, _ := json.Marshal(now.Format(time.RFC3339Nano))
+	line := make([]byte, 0, raw.Len()+64)
+	line = append(line, `{"time":`...)
+	line = append(line, ts...)
+	line = append(line, `,"body":`...)
+	line = append(line, raw.Bytes()...)
+	line = append(line, "}\n"...)
+	f, err := os.OpenFile(s.recordPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return s.n, err
+	}
+	_, err = f.Write(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return s.n, err
+}
+
+// wait sleeps for d unless the client goes away or the server closes first;
+// it reports whether the reply should still be sent.
+func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.closed:
+		return false
+	}
+}
+
+// answer is one reply rendered for one request.
+type answer struct {
+	id      string
+	created int64
+	model   string
+	text    string
+	reply   *Reply
+	calls   []wireToolCall
+	finish  string
+	usage   usage
+}
+
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+type wireToolCall struct {
+	Index    int          `json:"index"`
+	ID       string       `json:"id,omitempty"`
+	Type     string       `json:"type,omitempty"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+// whole writes a non-streamed chat.completion.
+func (s *Server) whole(w http.ResponseWriter, a *answer) {
+	type toolCall struct {
+		ID       string       `json:"id"`
+		Type     string       `json:"type"`
+		Function wireFunction `json:"function"`
+	}
+	type message struct {
+		Role      string     `json:"role"`
+		Content   *string    `json:"content"`
+		ToolCalls []toolCall `json:"tool_calls,omitempty"`
+	}
+	type choice struct {
+		Index        int     `json:"index"`
+		Message      message `json:"message"`
+		FinishReason string  `json:"finish_reason"`
+	}
+	msg := message{Role: "assistant", Content: &a.text}
+	if a.text == "" && len(a.calls) > 0 {
+		msg.Content = nil
+	}
+	for _, c := range a.calls {
+		msg.ToolCalls = append(msg.ToolCalls, toolCall{c.ID, c.Type, c.Function})
+	}
+	body := marshal(struct {
+		ID      string   `json:"id"`
+		Object  string   `json:"object"`
+		Created int64    `json:"created"`
+		Model   string   `json:"model"`
+		Choices []choice `json:"choices"`
+		Usage   usage    `json:"usage"`
+	}{a.id, "chat.completion", a.created, a.model,
+		[]choice{{0, msg, a.finish}}, a.usage})
+	body = append(body, '\n')
+	if !a.reply.Cut {
+		writeRaw(w, http.StatusOK, "application/json", body)
+		return
+	}
+	// A cut non-streamed reply promises the whole body and delivers half.
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body[:len(body)/2])
+	http.NewResponseController(w).Flush()
+	panic(http.ErrAbortHandler)
+}
+
+// stream writes the reply as server-sent events, the way llama-server does.
+func (s *Server) stream(w http.ResponseWriter, ctx context.Context, a *answer) {
+	type toolDelta struct {
+		ToolCalls []wireToolCall `json:"tool_calls"`
+	}
+	// The pieces between the role chunk and the finish chunk.
+	var deltas []any
+	for _, p := range splitRunes(a.text, textPieceRunes) {
+		deltas = append(deltas, struct {
+			Content string `json:"content"`
+		}{p})
+	}
+	if a.reply.WholeToolCalls {
+		if len(a.calls) > 0 {
+			deltas = append(deltas, toolDelta{a.calls})
+		}
+	} else {
+		for _, c := range a.calls {
+			head := c
+			head.Function.Arguments = ""
+			deltas = append(deltas, toolDelta{[]wireToolCall{head}})
+			for _, p := range splitBytes(c.Function.Arguments, argsPieceBytes) {
+				deltas = append(deltas, toolDelta{[]wireToolCall{{
+					Index: c.Index, Function: wireFunction{Arguments: p}}}})
+			}
+		}
+	}
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	first := true
+	send := func(delta any, finish *string, u *usage) bool {
+		if !first && !s.wait(ctx, a.reply.ChunkDelay) {
+			return false
+		}
+		first = false
+		if ctx.Err() != nil {
+			return false
+		}
+		type choice struct {
+			Index        int     `json:"index"`
+			Delta        any     `json:"delta"`
+			FinishReason *string `json:"finish_reason"`
+		}
+		b := marshal(struct {
+			ID      string   `json:"id"`
+			Object  string   `json:"object"`
+			Created int64    `json:"created"`
+			Model   string   `json:"model"`
+			Choices []choice `json:"choices"`
+			Usage   *usage   `json:"usage,omitempty"`
+		}{a.id, "chat.completion.chunk", a.created, a.model,
+			[]choice{{0, delta, finish}}, u})
+		return writeEvent(w, rc, b)
+	}
+
+	role := struct {
+		Role    string  `json:"role"`
+		Content *string `json:"content"`
+	}{Role: "assistant"}
+	if !send(role, nil, nil) {
+		return
+	}
+	if a.reply.Cut {
+		for _, d := range deltas[:(len(deltas)+1)/2] {
+			if !send(d, nil, nil) {
+				return
+			}
+		}
+		panic(http.ErrAbortHandler)
+	}
+	for _, d := range deltas {
+		if !send(d, nil, nil) {
+			return
+		}
+	}
+	if !send(struct{}{}, &a.finish, &a.usage) {
+		return
+	}
+	writeEvent(w, rc, []byte("[DONE]"))
+}
+
+// writeEvent writes one "data:" event and flushes it; false when the client
+// is gone.
+func writeEvent(w io.Writer, rc *http.ResponseController, data []byte) bool {
+	buf := make([]byte, 0, len(data)+8)
+	buf = append(buf, "data: "...)
+	buf = append(buf, data...)
+	buf = append(buf, "\n\n"...)
+	if _, err := w.Write(buf); err != nil {
+		return false
+	}
+	return rc.Flush() == nil
+}
+
+// marshal encodes v as compact JSON without HTML escaping, as the C++ and
+// Go servers mm talks to do.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("mockmodel: " + err.Error()) // only our own types are encoded
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeRaw(w, status, "application/json", append(marshal(v), '\n'))
+}
+
+// writeError answers with the OpenAI error shape clients parse for the
+// message they show the user.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	type detail struct {
+		Message string `json:"message"`
+	}
+	writeJSON(w, status, struct {
+		Error detail `json:"error"`
+	}{detail{msg}})
+}
+
+func writeRaw(w http.ResponseWriter, status int, ctype string, body []byte) {
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// contentText returns the text of a message's content, which the wire
+// allows to be a string, null, or an array of parts.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" || p.Type == "" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// splitRunes cuts s into pieces of n runes (the last may be shorter).
+func splitRunes(s string, n int) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for k := 0; k < n && i < len(s); k++ {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return out
+}
+
+// splitBytes cuts s into pieces of about n bytes, never inside a rune, so
+// that each piece is valid UTF-8 in its JSON string.
+func splitBytes(s string, n int) []string {
+	var out []string
+	for len(s) > 0 {
+		i := min(n, len(s))
+		for i < len(s) && !utf8.RuneStart(s[i]) {
+			i++
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return out
+}

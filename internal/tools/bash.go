@@ -1,0 +1,213 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"mm/internal/model"
+)
+
+// Output kept from a bash call: the first and the last half of bashCap.
+const (
+	bashCap  = 64 << 10
+	bashHalf = bashCap / 2
+)
+
+// drainWait bounds how long Run waits for the output pipe to close after the
+// command's process group has been killed (a process that left the group
+// could otherwise hold it open forever).
+const drainWait = 2 * time.Second
+
+type bashTool struct{ dir string }
+
+func (t *bashTool) Def() model.ToolDef {
+	return model.ToolDef{
+		Name: "bash",
+		Description: "Run a shell command with bash in the working directory and return its output " +
+			"(stdout and stderr together) and exit status. No input is available to the command; " +
+			"background processes are killed when it finishes.",
+		Parameters: schema("command", "The bash command line to run, e.g. \"ls -la\" or \"go test ./...\"."),
+	}
+}
+
+func (t *bashTool) Run(ctx context.Context, input json.RawMessage) string {
+	var args struct {
+		Command *string `json:"command"`
+	}
+	if e := decode(input, &args); e != "" {
+		return e
+	}
+	if e := required("command", args.Command); e != "" {
+		return e
+	}
+	if ctx.Err() != nil {
+		return "error: cancelled"
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "error: run: " + err.Error()
+	}
+	defer r.Close()
+
+	cmd := exec.CommandContext(ctx, "bash", "-c", *args.Command)
+	cmd.Dir = t.dir
+	cmd.Stdout = w // one *os.File for both: interleaved in the order written
+	cmd.Stderr = w
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		killGroup(cmd.Process.Pid)
+		return nil
+	}
+	// The pipe is ours, so Wait does not wait on it; WaitDelay only guards
+	// against a Cancel that fails to end bash.
+	cmd.WaitDelay = time.Second
+
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return "error: run: " + cleanErr(err)
+	}
+	w.Close() // the children hold the write end now
+
+	var out capBuffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(&out, r)
+	}()
+
+	waitErr := cmd.Wait()
+	// bash is gone; whatever it left in its group goes too, so nothing
+	// outlives the call or keeps the pipe open.
+	killGroup(cmd.Process.Pid)
+	_ = r.SetReadDeadline(time.Now().Add(drainWait))
+	<-done
+
+	text := out.String()
+	if ctx.Err() != nil {
+		if text == "" {
+			return "error: cancelled"
+		}
+		return "error: cancelled\n" + text
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	st := cmd.ProcessState
+	if st == nil {
+		return text + "error: " + cleanErr(waitErr)
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return text + fmt.Sprintf("[killed by signal %s]", signalName(ws.Signal()))
+	}
+	return text + fmt.Sprintf("[exit status %d]", st.ExitCode())
+}
+
+// killGroup sends SIGKILL to the process group led by pid. The group may
+// already be empty; that is fine.
+func killGroup(pid int) {
+	if pid > 0 {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+}
+
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGHUP:  "SIGHUP",
+	syscall.SIGINT:  "SIGINT",
+	syscall.SIGQUIT: "SIGQUIT",
+	syscall.SIGILL:  "SIGILL",
+	syscall.SIGTRAP: "SIGTRAP",
+	syscall.SIGABRT: "SIGABRT",
+	syscall.SIGBUS:  "SIGBUS",
+	syscall.SIGFPE:  "SIGFPE",
+	syscall.SIGKILL: "SIGKILL",
+	syscall.SIGUSR1: "SIGUSR1",
+	syscall.SIGSEGV: "SIGSEGV",
+	syscall.SIGUSR2: "SIGUSR2",
+	syscall.SIGPIPE: "SIGPIPE",
+	syscall.SIGALRM: "SIGALRM",
+	syscall.SIGTERM: "SIGTERM",
+	syscall.SIGXCPU: "SIGXCPU",
+	syscall.SIGXFSZ: "SIGXFSZ",
+}
+
+func signalName(s syscall.Signal) string {
+	if n, ok := signalNames[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("%d (%s)", int(s), s)
+}
+
+// cleanErr is err's text without the Go wrapping a model has no use for.
+func cleanErr(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Path + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// capBuffer keeps the first and the last bashHalf bytes written to it and
+// counts the rest.
+type capBuffer struct {
+	head  []byte
+	tail  []byte // grows to at most 2*bashHalf, then is cut back to bashHalf
+	total int
+}
+
+func (b *capBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	b.total += n
+	if room := bashHalf - len(b.head); room > 0 {
+		k := min(room, len(p))
+		b.head = append(b.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) > 0 {
+		b.tail = append(b.tail, p...)
+		if len(b.tail) > 2*bashHalf {
+			b.tail = append(b.tail[:0], b.tail[len(b.tail)-bashHalf:]...)
+		}
+	}
+	return n, nil
+}
+
+// String is everything written when it fits in bashCap; otherwise the head,
+// a line saying how much was cut, and the tail, cut on character boundaries.
+func (b *capBuffer) String() string {
+	if b.total <= bashCap {
+		return string(b.head) + string(b.tail)
+	}
+	head := b.head
+	for i := 0; i < utf8.UTFMax && len(head) > 0; i++ {
+		if r, size := utf8.DecodeLastRune(head); r != utf8.RuneError || size != 1 {
+			break
+		}
+		head = head[:len(head)-1]
+	}
+	tail := b.tail[len(b.tail)-bashHalf:]
+	for i := 0; i < utf8.UTFMax && len(tail) > 0 && !utf8.RuneStart(tail[0]); i++ {
+		tail = tail[1:]
+	}
+	cut := b.total - len(head) - len(tail)
+	var sb strings.Builder
+	sb.Write(head)
+	if len(head) > 0 && head[len(head)-1] != '\n' {
+		sb.WriteByte('\n')
+	}
+	fmt.Fprintf(&sb, "[… %d bytes cut …]\n", cut)
+	sb.Write(tail)
+	return sb.String()
+}

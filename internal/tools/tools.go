@@ -1,0 +1,130 @@
+// Package tools holds the built-in tools mm offers a model: bash, read_file,
+// write_file and edit_file. Every tool reports failure as its output (a
+// string starting with "error: ") rather than as a Go error, so the model can
+// read what went wrong and try again.
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"mm/internal/model"
+)
+
+// Tool is the shape of orchestrator.Tool, declared here so this package does
+// not depend on the orchestrator.
+type Tool interface {
+	Def() model.ToolDef
+	Run(ctx context.Context, input json.RawMessage) string
+}
+
+// Names lists the built-in tools in their default order.
+var Names = []string{"bash", "read_file", "write_file", "edit_file"}
+
+// Builtin returns the tools named in names (nil or empty means all of them, in
+// the order of Names), each working in dir, the session's absolute directory.
+func Builtin(names []string, dir string) ([]Tool, error) {
+	if len(names) == 0 {
+		names = Names
+	}
+	out := make([]Tool, 0, len(names))
+	for _, n := range names {
+		switch n {
+		case "bash":
+			out = append(out, &bashTool{dir: dir})
+		case "read_file":
+			out = append(out, &readTool{dir: dir})
+		case "write_file":
+			out = append(out, &writeTool{dir: dir})
+		case "edit_file":
+			out = append(out, &editTool{dir: dir})
+		default:
+			return nil, fmt.Errorf("unknown tool %q (want one of %s)", n, strings.Join(Names, ", "))
+		}
+	}
+	return out, nil
+}
+
+// unwrap undoes a mistake small models make: sending the arguments object
+// encoded once more as a JSON string. Anything else is returned as is.
+func unwrap(input json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(input)
+	if len(t) > 0 && t[0] == '"' {
+		var s string
+		if json.Unmarshal(t, &s) == nil {
+			if st := strings.TrimSpace(s); strings.HasPrefix(st, "{") {
+				return json.RawMessage(st)
+			}
+		}
+	}
+	return t
+}
+
+// decode parses input into v (a pointer to a struct of pointer fields) and
+// returns "" or the error output for the model.
+func decode(input json.RawMessage, v any) string {
+	in := unwrap(input)
+	if len(in) == 0 {
+		in = json.RawMessage("{}")
+	}
+	err := json.Unmarshal(in, v)
+	if err == nil {
+		return ""
+	}
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return "error: invalid arguments: want a JSON object, got " + te.Value
+	case errors.As(err, &te):
+		return fmt.Sprintf("error: invalid arguments: %q must be a %s, not %s", te.Field, jsonType(te.Type.String()), te.Value)
+	case errors.As(err, &se):
+		return "error: invalid arguments: malformed JSON: " + strings.TrimPrefix(se.Error(), "json: ")
+	default:
+		return "error: invalid arguments: " + strings.TrimPrefix(err.Error(), "json: ")
+	}
+}
+
+// jsonType names a Go field type the way the model knows it.
+func jsonType(goType string) string {
+	if strings.HasSuffix(goType, "string") {
+		return "string"
+	}
+	return goType
+}
+
+// required returns the error output for a missing or empty string field, or "".
+func required(name string, v *string) string {
+	if v == nil || *v == "" {
+		return fmt.Sprintf("error: missing %q", name)
+	}
+	return ""
+}
+
+// schema builds a JSON Schema object whose properties are all strings and all
+// required; props alternate name and description.
+func schema(props ...string) json.RawMessage {
+	type prop struct {
+		Type        string `json:"type"`
+		Description string `json:"description"`
+	}
+	p := map[string]prop{}
+	var req []string
+	for i := 0; i+1 < len(props); i += 2 {
+		p[props[i]] = prop{Type: "string", Description: props[i+1]}
+		req = append(req, props[i])
+	}
+	b, err := json.Marshal(struct {
+		Type       string          `json:"type"`
+		Properties map[string]prop `json:"properties"`
+		Required   []string        `json:"required"`
+	}{"object", p, req})
+	if err != nil {
+		panic(err) // static input: cannot happen
+	}
+	return b
+}

@@ -1,0 +1,136 @@
+// Package orchestrator runs an agent's turns: the history, the model ⇄ tool
+// loop, the tool middleware (preToolCall → consent → tool → postToolCall)
+// and the hook decisions applied to the messages. Every front end — line
+// mode, -p, the window, the editor, an asked agent's process — hands its
+// turn to Session.Generate, so none of them can forget a hook.
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"mm/hooks"
+	"mm/internal/model"
+)
+
+// Model is what a turn needs of a model client.
+type Model interface {
+	Chat(ctx context.Context, req model.Request, onText func(string)) (model.Reply, error)
+}
+
+// Consent asks a person whether a tool call may run. Allow returns an
+// error when no one can answer (then the call is refused with Refusal).
+type Consent interface {
+	Allow(ctx context.Context, call Call) (bool, error)
+}
+
+// Outputs the model reads when consent refused a call (the contract's
+// Consent paragraph).
+const (
+	NoConsent   = "[denied: no one to ask for consent; set yolo: true to allow]"
+	UserRefused = "[denied by the user]"
+)
+
+// ErrNoOneToAsk is what a Consent returns when there is no terminal or
+// client to put the question to.
+var ErrNoOneToAsk = errors.New("no one to ask for consent")
+
+// ErrMaxSteps ends a turn whose model was still calling tools after
+// maxSteps model calls.
+var ErrMaxSteps = errors.New("maxSteps reached")
+
+// Agent is what a session needs to run turns: the model, the tools, the
+// hooks and how to ask for consent. It is shared by the sessions of one
+// process and not changed once built.
+type Agent struct {
+	Model    Model
+	ModelRef string // <provider>/<model>, for display and hook inputs
+	Name     string // the model name sent on the wire
+	System   string
+	Tools    []Tool
+	Hooks    *hooks.Runner // nil: no hooks
+	Consent  Consent       // nil: refuse every call that needs consent
+	Yolo     bool          // run tools without asking
+	MaxSteps int
+	// Parallel bounds the tool calls of one reply that run at once.
+	Parallel int
+}
+
+// Call is one tool call as the middleware handles it.
+type Call struct {
+	ID      string
+	Tool    string
+	Input   json.RawMessage // the arguments the tool runs with
+	Summary string          // command, path, URL or agent, for display
+}
+
+// EventKind says what an Event shows.
+type EventKind int
+
+// The things a turn shows while it runs.
+const (
+	// Text is a piece of the answer as the model writes it.
+	Text EventKind = iota
+	// ToolStart: the usual tool line, with the arguments the tool will run
+	// with; shown after preToolCall and before the consent question.
+	ToolStart
+	// ToolDenied: a preToolCall hook denied the call; Reason says why.
+	ToolDenied
+	// ToolEnd: a tool call is over, or consent refused it; Output is the
+	// tool's output before any postToolCall context.
+	ToolEnd
+	// HookFailure: Text is a hook failure line to show now.
+	HookFailure
+	// HookRun: a hook ran (Run); front ends that show runs as they happen
+	// (the editor) use it, the others list TurnResult.HookRuns afterwards.
+	HookRun
+)
+
+// Event is something a front end shows during a turn.
+type Event struct {
+	Kind   EventKind
+	Text   string
+	Call   Call
+	Reason string
+	Output string
+	Run    hooks.Run
+}
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	// Answer is the text of the last answer: the model's, or the hook's
+	// response when preGeneration stopped the turn.
+	Answer string
+	// Stopped: a preGeneration hook stopped the turn before the model.
+	Stopped bool
+	// Ran lists the tool calls that ran, in the order they started.
+	Ran []Call
+	// HookRuns lists every hook run of the turn in the order they ended,
+	// for the displayHooks lines.
+	HookRuns []hooks.Run
+	// Err is why the turn failed (nil when it answered): a model error,
+	// ErrMaxSteps, or the context's error when it was cancelled.
+	Err error
+}
+
+// Cancelled reports whether the turn ended because it was cancelled.
+func (r TurnResult) Cancelled() bool {
+	return errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)
+}
+
+// errorText is the turn's error as postGeneration's input names it.
+func errorText(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "cancelled"
+	}
+	return err.Error()
+}
+
+func maxStepsError(n int) error {
+	return fmt.Errorf("%w (%d): the model was still calling tools; the turn stopped", ErrMaxSteps, n)
+}

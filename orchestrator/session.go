@@ -1,0 +1,302 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"mm/hooks"
+	"mm/internal/model"
+)
+
+// Session is one conversation with an agent: the history the model reads,
+// turn after turn. One turn runs at a time.
+type Session struct {
+	Agent *Agent
+	// History is the conversation without the system message, as the
+	// reference's tables say it is kept: a stopped prompt as its marker,
+	// tool calls as the model wrote them.
+	History []model.Message
+
+	mu sync.Mutex
+}
+
+// NewSession starts an empty conversation with agent.
+func NewSession(agent *Agent) *Session { return &Session{Agent: agent} }
+
+// turn is the state of one Generate call.
+type turn struct {
+	s    *Session
+	show func(Event)
+	// userAt is the index in History of this turn's user message and wire
+	// its content as the model reads it (the rewritten prompt, then each
+	// preGeneration context); the history keeps the rewritten prompt alone.
+	userAt int
+	wire   string
+
+	mu  sync.Mutex // guards res and serialises show
+	res TurnResult
+}
+
+// Generate runs one turn for prompt, showing what happens through show
+// (called from one goroutine at a time). The order is the reference's:
+// preGeneration, then the model ⇄ tool loop, then postGeneration, which runs
+// however the turn ended, cancelled included.
+func (s *Session) Generate(ctx context.Context, prompt string, show func(Event)) TurnResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if show == nil {
+		show = func(Event) {}
+	}
+	t := &turn{s: s, show: show}
+	a := s.Agent
+
+	pre := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PreGeneration, Prompt: prompt}, "")
+	t.hookRuns(pre.Runs)
+	if pre.Stop {
+		marker := hooks.BlockedMarker(pre.Reason)
+		s.History = append(s.History,
+			model.Message{Role: "user", Content: marker},
+			model.Message{Role: "assistant", Content: pre.Response})
+		t.emit(Event{Kind: Text, Text: pre.Response})
+		t.res.Answer, t.res.Stopped = pre.Response, true
+		t.post(ctx, marker)
+		return t.res
+	}
+	if pre.Prompt != nil {
+		prompt = *pre.Prompt
+	}
+	t.userAt = len(s.History)
+	t.wire = hooks.WithContexts(prompt, pre.Contexts)
+	s.History = append(s.History, model.Message{Role: "user", Content: prompt})
+
+	t.res.Err = t.loop(ctx)
+	if t.res.Err != nil {
+		t.closeHistory()
+	}
+	t.post(ctx, prompt)
+	return t.res
+}
+
+// post runs postGeneration with the question the model read (or the
+// marker) and the last answer; it is not cancelled with the turn.
+func (t *turn) post(ctx context.Context, prompt string) {
+	res := t.s.Agent.Hooks.Run(ctx, hooks.Input{
+		Event: hooks.PostGeneration, Prompt: prompt,
+		Answer: t.res.Answer, Error: errorText(t.res.Err),
+	}, "")
+	t.hookRuns(res.Runs)
+}
+
+// loop calls the model until it answers without tools, up to MaxSteps calls.
+func (t *turn) loop(ctx context.Context) error {
+	a := t.s.Agent
+	defs := make([]model.ToolDef, len(a.Tools))
+	for i, tool := range a.Tools {
+		defs[i] = tool.Def()
+	}
+	for step := 0; ; step++ {
+		if step >= a.MaxSteps {
+			return maxStepsError(a.MaxSteps)
+		}
+		var text []byte
+		reply, err := a.Model.Chat(ctx, model.Request{Model: a.Name, Messages: t.request(), Tools: defs}, func(d string) {
+			text = append(text, d...)
+			t.emit(Event{Kind: Text, Text: d})
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			if len(text) > 0 {
+				t.s.History = append(t.s.History, model.Message{Role: "assistant", Content: string(text)})
+				t.res.Answer = string(text)
+			}
+			return err
+		}
+		msg := model.Message{Role: "assistant", Content: reply.Content}
+		if len(reply.ToolCalls) == 0 {
+			t.s.History = append(t.s.History, msg)
+			t.res.Answer = reply.Content
+			return nil
+		}
+		if reply.Content != "" {
+			t.res.Answer = reply.Content
+		}
+		msg.ToolCalls = make([]model.ToolCall, len(reply.ToolCalls))
+		for i, c := range reply.ToolCalls {
+			c.Type = "function"
+			if c.ID == "" {
+				c.ID = fmt.Sprintf("call_%d_%d", step+1, i+1)
+			}
+			msg.ToolCalls[i] = c
+		}
+		t.s.History = append(t.s.History, msg)
+		outputs := t.runTools(ctx, reply.ToolCalls)
+		for i, c := range msg.ToolCalls {
+			t.s.History = append(t.s.History, model.Message{Role: "tool", ToolCallID: c.ID, Content: outputs[i]})
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// request is the messages the model reads now: the system message, then
+// the history with this turn's question as the model reads it.
+func (t *turn) request() []model.Message {
+	a := t.s.Agent
+	msgs := make([]model.Message, 0, len(t.s.History)+1)
+	if a.System != "" {
+		msgs = append(msgs, model.Message{Role: "system", Content: a.System})
+	}
+	for i, m := range t.s.History {
+		if i == t.userAt {
+			m.Content = t.wire
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+// closeHistory leaves a failed or cancelled turn's history consistent: every
+// tool call answered, and the turn ending on an assistant message, so the
+// next turn's request is one every server accepts.
+func (t *turn) closeHistory() {
+	h := t.s.History
+	if n := len(h); n > 0 && h[n-1].Role == "assistant" && len(h[n-1].ToolCalls) == 0 {
+		return
+	}
+	note := "[turn failed: " + errorText(t.res.Err) + "]"
+	if t.res.Cancelled() {
+		note = "[turn cancelled]"
+	}
+	t.s.History = append(h, model.Message{Role: "assistant", Content: note})
+}
+
+// runTools runs the calls of one model reply at the same time and returns
+// their outputs in the calls' order.
+func (t *turn) runTools(ctx context.Context, calls []model.ToolCall) []string {
+	outputs := make([]string, len(calls))
+	var g errgroup.Group
+	g.SetLimit(max(t.s.Agent.Parallel, 1))
+	for i, c := range calls {
+		g.Go(func() error {
+			outputs[i] = t.middleware(ctx, c)
+			return nil
+		})
+	}
+	g.Wait()
+	return outputs
+}
+
+// middleware is the reference's order around one tool call: preToolCall
+// (which runs before consent, so a denied call never asks anyone and a
+// guard holds under yolo), consent, the tool, postToolCall.
+func (t *turn) middleware(ctx context.Context, c model.ToolCall) string {
+	a := t.s.Agent
+	tool := a.tool(c.Function.Name)
+	if tool == nil {
+		return fmt.Sprintf("error: unknown tool %q", c.Function.Name)
+	}
+	name := c.Function.Name
+	input := argsValue(c.Function.Arguments)
+
+	pre := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PreToolCall, Tool: &hooks.Tool{ID: c.ID, Name: name, Input: input}}, name)
+	t.hookRuns(pre.Runs)
+	call := Call{ID: c.ID, Tool: name, Input: input}
+	if pre.Input != nil {
+		call.Input = pre.Input
+	}
+	call.Summary = Summary(call.Input)
+	if pre.Deny {
+		out := hooks.DeniedOutput(pre.Reason)
+		t.emit(Event{Kind: ToolDenied, Call: call, Reason: pre.Reason, Output: out})
+		return out
+	}
+	if ctx.Err() != nil {
+		return "error: cancelled"
+	}
+	t.emit(Event{Kind: ToolStart, Call: call})
+	if !a.Yolo {
+		if out, ok := t.consent(ctx, call); !ok {
+			t.emit(Event{Kind: ToolEnd, Call: call, Output: out})
+			return out
+		}
+	}
+	t.mu.Lock()
+	t.res.Ran = append(t.res.Ran, call)
+	t.mu.Unlock()
+	out := tool.Run(ctx, call.Input)
+	t.emit(Event{Kind: ToolEnd, Call: call, Output: out})
+
+	post := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PostToolCall, Tool: &hooks.Tool{ID: c.ID, Name: name, Input: call.Input}, Output: out}, name)
+	t.hookRuns(post.Runs)
+	return hooks.WithContexts(out, post.Contexts)
+}
+
+func (t *turn) consent(ctx context.Context, call Call) (string, bool) {
+	c := t.s.Agent.Consent
+	if c == nil {
+		return NoConsent, false
+	}
+	ok, err := c.Allow(ctx, call)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return "error: cancelled", false
+	case err != nil:
+		return NoConsent, false
+	case !ok:
+		return UserRefused, false
+	}
+	return "", true
+}
+
+func (a *Agent) tool(name string) Tool {
+	for _, t := range a.Tools {
+		if t.Def().Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// argsValue is the tool call's arguments as a JSON value: the model's text
+// when it is valid JSON, {} when empty, else the text as a JSON string (the
+// tool then reports the malformed arguments to the model).
+func argsValue(args string) json.RawMessage {
+	if args == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(args)) {
+		return json.RawMessage(args)
+	}
+	b, _ := json.Marshal(args)
+	return b
+}
+
+// emit shows ev, one event at a time.
+func (t *turn) emit(ev Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.show(ev)
+}
+
+// hookRuns records the runs of a chain and shows their failure lines now.
+func (t *turn) hookRuns(runs []hooks.Run) {
+	if len(runs) == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range runs {
+		t.res.HookRuns = append(t.res.HookRuns, r)
+		t.show(Event{Kind: HookRun, Run: r})
+		if r.Reported() {
+			t.show(Event{Kind: HookFailure, Text: r.FailureLine(), Run: r})
+		}
+	}
+}
