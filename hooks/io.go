@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	)
+)
 
 // Input is the JSON object a hook reads on stdin. Empty fields are omitted,
 // as the reference says, except ask.depth and ask.withContext (see Ask).

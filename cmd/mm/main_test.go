@@ -98,7 +98,7 @@ func cmdMockmodel(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("MOCKMODEL_URL", url)
 }
 
-// cmdWaitfile waits up to 20 s for a file to exist (and be non-empty):
+// cmdWaitfile waits up to 20 s for a file to exist:
 //
 //	waitfile FILE
 func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
@@ -108,7 +108,7 @@ func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
 	path := ts.MkAbs(args[0])
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		if _, err := os.Stat(path); err == nil {
 			if neg {
 				ts.Fatalf("%s exists", args[0])
 			}

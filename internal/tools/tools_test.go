@@ -499,4 +499,3 @@ func TestEditFile(t *testing.T) {
 		}
 	})
 }
-
