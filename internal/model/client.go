@@ -33,6 +33,7 @@ type Error struct {
 	Status int // the HTTP status when the server answered with one ≥ 400, else 0
 }
 
+// Error returns the message as it is: it is already what a user should read.
 func (e *Error) Error() string { return e.Msg }
 
 // newError builds an Error, forcing it onto one line whatever a server sent.
@@ -81,7 +82,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onText func(delta string
 	}
 	body, err := c.encode(req)
 	if err != nil {
-		return Reply{}, newError(0, "cannot send the request to the model server at "+base+": "+jsonReason(err))
+		return Reply{}, newError(0, "cannot send the request to the model server at "+base+": "+err.Error())
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/chat/completions", bytes.NewReader(body))
 	if err != nil {
@@ -146,7 +147,8 @@ func (c *Client) Chat(ctx context.Context, req Request, onText func(delta string
 	return reply, nil
 }
 
-// encode builds the request body.
+// encode builds the request body. Its errors name the part that is not
+// JSON, since json.Marshal's own would not say which.
 func (c *Client) encode(req Request) ([]byte, error) {
 	w := wireRequest{
 		Model:          req.Model,
@@ -154,16 +156,25 @@ func (c *Client) encode(req Request) ([]byte, error) {
 		Stream:         c.Stream,
 		ResponseFormat: bytes.TrimSpace(req.ResponseFormat),
 	}
+	if len(w.ResponseFormat) > 0 && !json.Valid(w.ResponseFormat) {
+		return nil, errors.New("the response format is not valid JSON")
+	}
 	if w.Messages == nil {
 		w.Messages = []Message{}
 	}
 	for _, t := range req.Tools {
 		if len(bytes.TrimSpace(t.Parameters)) == 0 {
 			t.Parameters = emptyParameters
+		} else if !json.Valid(t.Parameters) {
+			return nil, errors.New("the parameters of tool " + strconv.Quote(t.Name) + " are not valid JSON")
 		}
 		w.Tools = append(w.Tools, wireTool{Type: "function", Function: t})
 	}
-	return json.Marshal(w)
+	body, err := json.Marshal(w)
+	if err != nil {
+		return nil, errors.New(jsonReason(err))
+	}
+	return body, nil
 }
 
 // readReply decodes a non-streamed reply. A body that turns out to be an
@@ -257,10 +268,7 @@ func bodyMessage(data []byte) string {
 			}
 		}
 	}
-	if len(data) > 200 {
-		return clip(collapse(string(data[:201])), 200)
-	}
-	return collapse(string(data))
+	return collapse(clip(string(data), 200))
 }
 
 // shortCause names why a connection failed in a few words ("connection

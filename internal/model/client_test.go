@@ -57,7 +57,11 @@ func checkOneLine(t *testing.T, err error) {
 func TestChatStream(t *testing.T) {
 	for _, tc := range streamCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			base := serve(t, func(w http.ResponseWriter, r *http.Request) { writeSlowly(w, tc.body, 7) })
+			n := 7
+			if len(tc.body) > 64<<10 {
+				n = 4096
+			}
+			base := serve(t, func(w http.ResponseWriter, r *http.Request) { writeSlowly(w, tc.body, n) })
 			c := &Client{BaseURL: base, Stream: true}
 			var got []string
 			reply, err := c.Chat(context.Background(), Request{Model: "m"}, func(s string) { got = append(got, s) })
@@ -72,6 +76,25 @@ func TestChatStream(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestChatConnectionDropped(t *testing.T) {
+	base := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		writeSlowly(w, sse(callStart(0, "call_1", "write_file"), callArgs(0, `{"path":`)), 1000)
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		conn.Close() // the server died mid-reply: no end of the chunked body
+	})
+	_, err := (&Client{BaseURL: base, Stream: true}).Chat(context.Background(), Request{}, nil)
+	want := "model server at " + base + ": the reply was cut off before it was complete (connection closed by the server)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error\n got %v\nwant %s", err, want)
+	}
+	checkOneLine(t, err)
 }
 
 func TestChatNonStream(t *testing.T) {
@@ -210,7 +233,7 @@ func TestChatHTTPErrors(t *testing.T) {
 			status: 502,
 			ctype:  "text/plain",
 			body:   long,
-			want:   "model server at URL answered 502 Bad Gateway: " + clip(collapse(long[:201]), 200),
+			want:   "model server at URL answered 502 Bad Gateway: " + collapse(long[:200]) + "…",
 		},
 	}
 	for _, tc := range cases {
@@ -266,6 +289,29 @@ func TestChatUnreachable(t *testing.T) {
 			}
 			if err.Error() != tc.want {
 				t.Fatalf("error\n got %q\nwant %q", err, tc.want)
+			}
+			checkOneLine(t, err)
+		})
+	}
+}
+
+func TestChatBadRequest(t *testing.T) {
+	base := serve(t, func(w http.ResponseWriter, r *http.Request) { t.Error("request sent") })
+	cases := []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"response format", Request{ResponseFormat: json.RawMessage(`{"type":`)},
+			"cannot send the request to the model server at " + base + ": the response format is not valid JSON"},
+		{"tool parameters", Request{Tools: []ToolDef{{Name: "ls", Parameters: json.RawMessage(`{x}`)}}},
+			"cannot send the request to the model server at " + base + `: the parameters of tool "ls" are not valid JSON`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := (&Client{BaseURL: base}).Chat(context.Background(), tc.req, nil)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("error\n got %v\nwant %s", err, tc.want)
 			}
 			checkOneLine(t, err)
 		})

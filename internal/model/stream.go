@@ -15,6 +15,8 @@ import (
 // broken server cannot make mm buffer without end.
 const maxLine = 64 << 20
 
+var errLineTooLong = errors.New("a line of the stream is longer than 64 MB")
+
 // errCut reports a stream that ended before the server said it was done.
 var errCut = errors.New("the reply was cut off before it was complete")
 
@@ -116,6 +118,9 @@ func readStream(r io.Reader, onText func(string)) (Reply, error) {
 			var ch wireChunk
 			if err := json.Unmarshal(data, &ch); err != nil {
 				if partial {
+					if finished {
+						return done() // only the tail after the finish was lost
+					}
 					return Reply{}, &cutError{}
 				}
 				return Reply{}, &invalidError{reason: jsonReason(err)}
@@ -153,8 +158,6 @@ func readStream(r io.Reader, onText func(string)) (Reply, error) {
 		}
 	}
 }
-
-var errLineTooLong = errors.New("a line of the stream is longer than 64 MB")
 
 // readLine reads one line including its '\n', of any length up to maxLine;
 // bufio.Scanner would stop at 64 KB, which a tool call's arguments exceed.
