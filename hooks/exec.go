@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"mm/internal/procs"
+
 	"context"
 	"errors"
 	"fmt"
@@ -79,6 +81,8 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 		return nil, failure("start: " + startErr.Error())
 	}
 	pid := cmd.Process.Pid
+	untrack := procs.Track(pid)
+	defer untrack()
 
 	// The readers own outR and errR and close them; out and tail are theirs
 	// until wg.Wait returns.

@@ -76,7 +76,8 @@ const (
 	// ToolStart: the usual tool line, with the arguments the tool will run
 	// with; shown after preToolCall and before the consent question.
 	ToolStart
-	// ToolDenied: a preToolCall hook denied the call; Reason says why.
+	// ToolDenied: a hook denied the call (preToolCall, or preAsk for
+	// ask_agent); Reason says why, Output is what the model reads.
 	ToolDenied
 	// ToolEnd: a tool call is over, or consent refused it; Output is the
 	// tool's output before any postToolCall context.
@@ -86,16 +87,26 @@ const (
 	// HookRun: a hook ran (Run); front ends that show runs as they happen
 	// (the editor) use it, the others list TurnResult.HookRuns afterwards.
 	HookRun
+	// Notice: Text is a line to show as it is (a relay's postAsk notice).
+	Notice
 )
 
 // Event is something a front end shows during a turn.
 type Event struct {
-	Kind   EventKind
-	Text   string
-	Call   Call
+	Kind EventKind
+	Text string
+	Call Call
+	// Reason of a denial; Output of a denial (the bracketed text the model
+	// reads) or of an ended call.
 	Reason string
 	Output string
-	Run    hooks.Run
+	// Summary of an ended call for front ends that title tool calls (the
+	// ask_agent call's "expert answered; …").
+	Summary string
+	Run     hooks.Run
+	// Agent names the asked agent that showed this ("expert", or
+	// "expert/librarian" further down); "" for the agent's own events.
+	Agent string
 }
 
 // TurnResult is how a turn ended.

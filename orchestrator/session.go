@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -36,6 +37,9 @@ type turn struct {
 	// preGeneration context); the history keeps the rewritten prompt alone.
 	userAt int
 	wire   string
+	// transcript is the conversation before this turn, for ask_agent's
+	// withContext.
+	transcript string
 
 	mu  sync.Mutex // guards res and serialises show
 	res TurnResult
@@ -69,6 +73,7 @@ func (s *Session) Generate(ctx context.Context, prompt string, show func(Event))
 	if pre.Prompt != nil {
 		prompt = *pre.Prompt
 	}
+	t.transcript = Transcript(s.History)
 	t.userAt = len(s.History)
 	t.wire = hooks.WithContexts(prompt, pre.Contexts)
 	s.History = append(s.History, model.Message{Role: "user", Content: prompt})
@@ -230,7 +235,12 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall) string {
 	t.mu.Lock()
 	t.res.Ran = append(t.res.Ran, call)
 	t.mu.Unlock()
-	out := tool.Run(ctx, call.Input)
+	var out string
+	if tt, ok := tool.(TurnTool); ok {
+		out = tt.RunInTurn(ctx, call.Input, Turn{Show: t.toolShow, Transcript: t.transcript, Call: call, Consent: a.Consent})
+	} else {
+		out = tool.Run(ctx, call.Input)
+	}
 	t.emit(Event{Kind: ToolEnd, Call: call, Output: out})
 
 	post := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PostToolCall, Tool: &hooks.Tool{ID: c.ID, Name: name, Input: call.Input}, Output: out}, name)
@@ -278,6 +288,17 @@ func argsValue(args string) json.RawMessage {
 	return b
 }
 
+// toolShow shows what a TurnTool shows; the runs of its own hooks (preAsk,
+// postAsk) belong to the turn's list like any other.
+func (t *turn) toolShow(ev Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ev.Kind == HookRun && ev.Agent == "" {
+		t.res.HookRuns = append(t.res.HookRuns, ev.Run)
+	}
+	t.show(ev)
+}
+
 // emit shows ev, one event at a time.
 func (t *turn) emit(ev Event) {
 	t.mu.Lock()
@@ -299,4 +320,44 @@ func (t *turn) hookRuns(runs []hooks.Run) {
 			t.show(Event{Kind: HookFailure, Text: r.FailureLine(), Run: r})
 		}
 	}
+}
+
+// Transcript renders a conversation as text another agent can read: the
+// user's and the assistant's messages, each under a [user] or [assistant]
+// line; tool calls and their outputs are left out.
+func Transcript(history []model.Message) string {
+	var b strings.Builder
+	for _, m := range history {
+		if (m.Role != "user" && m.Role != "assistant") || strings.TrimSpace(m.Content) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("[" + m.Role + "]\n" + m.Content)
+	}
+	return b.String()
+}
+
+// Transcript is the session's conversation so far, as text (see Transcript).
+func (s *Session) Transcript() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Transcript(s.History)
+}
+
+// AddExchange records a relay the user ran outside a turn (/ask…): the
+// question as it was sent, then the message "[<agent>'s answer]" with the
+// answer, as the reference's postAsk table says.
+func (s *Session) AddExchange(agent, question, answer string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.History = append(s.History,
+		model.Message{Role: "user", Content: question},
+		model.Message{Role: "assistant", Content: AnswerMessage(agent, answer)})
+}
+
+// AnswerMessage is the history message of an /ask… exchange.
+func AnswerMessage(agent, answer string) string {
+	return "[" + agent + "'s answer]\n" + answer
 }

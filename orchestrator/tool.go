@@ -18,3 +18,23 @@ type Tool interface {
 	// output too ("error: …"), so the model can react to it.
 	Run(ctx context.Context, input json.RawMessage) string
 }
+
+// TurnTool is a Tool that needs the turn it runs in: ask_agent streams the
+// asked agent's answer to the display and can send the conversation.
+type TurnTool interface {
+	Tool
+	RunInTurn(ctx context.Context, input json.RawMessage, turn Turn) string
+}
+
+// Turn is what a TurnTool may use of the turn that called it.
+type Turn struct {
+	// Show displays an event (safe for concurrent use).
+	Show func(Event)
+	// Transcript is the conversation so far, as text for another agent.
+	Transcript string
+	// Call is the tool call being run.
+	Call Call
+	// Consent is the agent's way of asking a person, for what the tool
+	// starts in turn (an asked agent's consent questions).
+	Consent Consent
+}

@@ -146,7 +146,9 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	f.BoolVar(&opts.yolo, "yolo", false, "run tools without asking (overrides the config's yolo)")
 	f.BoolVar(&opts.tui, "tui", false, "the window front end (full-screen terminal UI)")
 	f.BoolVar(&opts.acp, "acp", false, "the editor front end (Agent Client Protocol over stdio)")
-	cmd.AddCommand(newCmdVersion(io))
+	f.StringVar(&opts.ask, "ask", "", `relay a question to an agent of mmConfigs: mm --ask <agent> "<question>"`)
+	f.StringVar(&opts.askWithContext, "ask-with-context", "", "like --ask, sending the conversation read from stdin")
+	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io))
 	return cmd
 }
 

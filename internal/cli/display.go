@@ -6,20 +6,21 @@ import (
 	"strings"
 
 	"mm/config"
-	"mm/hooks"
-	"mm/orchestrator"
+		"mm/orchestrator"
 )
 
 // display renders a turn the line-mode way (also -p): the answer streamed
 // after "🤖 ", a line per tool call, failure lines as they happen, then the
 // "⚙ <n> command(s)" footer with the displayCommands and displayHooks lists.
+// What an asked agent shows comes labelled "[<agent>] ".
 type display struct {
 	out   io.Writer
 	color bool
 	cfg   *config.Config
 	// mid: the cursor is not at the start of a line; answering: the
-	// current line is an answer being streamed.
+	// current line is an answer being streamed, by the agent answerer.
 	mid, answering bool
+	answerer       string
 }
 
 func newDisplay(io *IOStreams, cfg *config.Config) *display {
@@ -28,25 +29,31 @@ func newDisplay(io *IOStreams, cfg *config.Config) *display {
 
 // show is the orchestrator's show callback; it is called one event at a time.
 func (d *display) show(ev orchestrator.Event) {
+	label := ""
+	if ev.Agent != "" {
+		label = "[" + ev.Agent + "] "
+	}
 	switch ev.Kind {
 	case orchestrator.Text:
-		if !d.answering {
+		if !d.answering || d.answerer != ev.Agent {
 			d.endLine()
-			io.WriteString(d.out, "🤖 ")
-			d.answering = true
+			io.WriteString(d.out, label+"🤖 ")
+			d.answering, d.answerer = true, ev.Agent
 		}
 		io.WriteString(d.out, ev.Text)
 		d.mid = !strings.HasSuffix(ev.Text, "\n")
 	case orchestrator.ToolStart:
-		d.line(toolLine(ev.Call))
+		d.line(label + toolLine(ev.Call))
 	case orchestrator.ToolDenied:
-		d.line(hooks.DeniedLine(ev.Call.Tool, ev.Reason))
+		d.line(label + "🪝 " + ev.Call.Tool + " " + ev.Output)
 	case orchestrator.ToolEnd:
 		if ev.Output == orchestrator.NoConsent || ev.Output == orchestrator.UserRefused {
-			d.line("  " + ev.Output)
+			d.line(label + "  " + ev.Output)
 		}
 	case orchestrator.HookFailure:
-		d.line(d.dim(ev.Text))
+		d.line(d.dim(label + ev.Text))
+	case orchestrator.Notice:
+		d.line(label + ev.Text)
 	}
 }
 

@@ -52,15 +52,20 @@ const helpText = `Type a prompt and press Enter. Commands:
   /exit   leave mm (Ctrl-D at an empty prompt too)
 Ctrl-C during a turn cancels the turn; Ctrl-C at an empty prompt exits.`
 
+func askHelp(agents []string) string {
+	return `Ask another agent (` + strings.Join(agents, ", ") + `):
+  /ask <agent> <question>
+  /ask-<agent> <question>
+  /ask-with-context-<agent> <question>   (sends this conversation too)`
+}
+
 // lineMode is the interactive session: one prompt per line, from the
 // terminal or a pipe, until /exit or end of input.
 func (a *app) lineMode(ctx context.Context) error {
 	fmt.Fprintln(a.io.Out, a.banner())
 	lines := newLineReader(a.io.In)
 	lines.tty = a.io.InTTY
-	if !a.cfg.Yolo {
-		a.agent.Consent = &lineConsent{lines: lines, out: a.io.Out}
-	}
+	a.setConsent(&lineConsent{lines: lines, out: a.io.Out})
 	session := orchestrator.NewSession(a.agent)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -89,7 +94,16 @@ func (a *app) lineMode(ctx context.Context) error {
 			return nil
 		case line == "/help":
 			fmt.Fprintln(a.io.Out, helpText)
+			if a.relay != nil {
+				fmt.Fprintln(a.io.Out, askHelp(a.cfg.AgentNames()))
+			}
 			continue
+		case strings.HasPrefix(line, "/ask"):
+			if _, _, _, ok := askCommand(line); ok {
+				a.askLine(ctx, session, line, sigs)
+				continue
+			}
+			fallthrough
 		case strings.HasPrefix(line, "/"):
 			name, _, _ := strings.Cut(line, " ")
 			fmt.Fprintf(a.io.Out, "unknown command %s; /help lists them\n", name)

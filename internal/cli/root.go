@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"mm/agentproc"
+	"mm/relay"
+
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +31,8 @@ type rootOptions struct {
 	yolo       bool
 	yoloSet    bool
 	tui, acp   bool
+	// --ask and --ask-with-context name the agent; args[0] is the question.
+	ask, askWithContext string
 }
 
 func (o *rootOptions) run(ctx context.Context) error {
@@ -36,7 +41,11 @@ func (o *rootOptions) run(ctx context.Context) error {
 		return &exitError{exitFailure, "mm: -tui is not available yet"}
 	case o.acp:
 		return &exitError{exitFailure, "mm: -acp is not available yet"}
-	case len(o.args) > 0:
+	case o.ask != "" && o.askWithContext != "":
+		return &exitError{exitFailure, "mm: --ask and --ask-with-context go alone"}
+	case (o.ask != "" || o.askWithContext != "") && len(o.args) != 1:
+		return &exitError{exitFailure, `mm: --ask takes one question: mm --ask <agent> "<question>"`}
+	case o.ask == "" && o.askWithContext == "" && len(o.args) > 0:
 		return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q (a prompt goes after -p, or on a line of line mode)", o.args[0])}
 	}
 	cfg, err := o.loadConfig()
@@ -46,6 +55,10 @@ func (o *rootOptions) run(ctx context.Context) error {
 	app, err := newApp(cfg, o.io)
 	if err != nil {
 		return err
+	}
+	defer app.close()
+	if o.ask != "" || o.askWithContext != "" {
+		return app.askCLI(ctx, o)
 	}
 	if o.promptSet {
 		prompt := o.prompt
@@ -102,6 +115,25 @@ type app struct {
 	io    *IOStreams
 	agent *orchestrator.Agent
 	depth int
+	// The asked agents of mmConfigs, when there are any.
+	supervisor *agentproc.Supervisor
+	relay      *relay.Relay
+}
+
+// close stops the asked agents' processes.
+func (a *app) close() {
+	if a.supervisor != nil {
+		a.supervisor.Close()
+	}
+}
+
+// setConsent is how the front end asks a person, for the agent's own tool
+// calls and for the asked agents' ones.
+func (a *app) setConsent(c orchestrator.Consent) {
+	a.agent.Consent = c
+	if a.relay != nil {
+		a.relay.Consent = c
+	}
 }
 
 // newApp builds the agent of cfg: its model client, tools and hooks, and
@@ -136,6 +168,15 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 		ts[i] = t
 	}
 	a := &app{cfg: cfg, io: io, depth: depth}
+	if len(cfg.MMConfigs) > 0 {
+		bin, _ := os.Executable()
+		a.supervisor = &agentproc.Supervisor{Bin: bin, Dir: wd, Stderr: io.Err}
+		a.relay = &relay.Relay{
+			Agents: cfg.MMConfigs, Asker: a.supervisor,
+			Depth: depth, MaxDepth: cfg.MaxAskDepth,
+		}
+		ts = append(ts, &relay.Tool{Relay: a.relay})
+	}
 	a.agent = &orchestrator.Agent{
 		Model:    &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint},
 		ModelRef: cfg.Model,
@@ -146,6 +187,9 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 		MaxSteps: cfg.MaxSteps,
 		Parallel: 8,
 		Hooks:    &hooks.Runner{Hooks: cfg.Hooks, Cwd: wd, Model: cfg.Model, Depth: depth},
+	}
+	if a.relay != nil {
+		a.relay.Hooks = a.agent.Hooks
 	}
 	return a, nil
 }
@@ -177,10 +221,10 @@ func (a *app) once(ctx context.Context, prompt string) error {
 		case <-ctx.Done():
 		}
 	}()
-	if a.io.InTTY && !a.cfg.Yolo {
+	if a.io.InTTY {
 		lines := newLineReader(a.io.In)
 		lines.tty = true
-		a.agent.Consent = &lineConsent{lines: lines, out: a.io.Out}
+		a.setConsent(&lineConsent{lines: lines, out: a.io.Out})
 	}
 	d := newDisplay(a.io, a.cfg)
 	res := orchestrator.NewSession(a.agent).Generate(ctx, prompt, d.show)

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"mm/internal/procs"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,6 +79,8 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) string {
 		return "error: run: " + cleanErr(err)
 	}
 	w.Close() // the children hold the write end now
+	untrack := procs.Track(cmd.Process.Pid)
+	defer untrack()
 
 	var out capBuffer
 	done := make(chan struct{})

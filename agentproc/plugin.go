@@ -1,0 +1,26 @@
+package agentproc
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"mm/agentproc/agentpb"
+)
+
+// grpcPlugin is the go-plugin glue: the child registers the Agent service,
+// the host gets its client.
+type grpcPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	impl Agent // child side only
+}
+
+func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	agentpb.RegisterAgentServer(s, &server{impl: p.impl})
+	return nil
+}
+
+func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (interface{}, error) {
+	return agentpb.NewAgentClient(c), nil
+}

@@ -1,0 +1,175 @@
+package agentproc
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"mm/agentproc/agentpb"
+	"mm/internal/procs"
+	"mm/orchestrator"
+	"mm/relay"
+)
+
+// Agent is what a child process serves: each Ask is one fresh turn.
+type Agent interface {
+	Ask(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse
+}
+
+// Serve serves impl to the parent that started this process, until the
+// parent closes the connection (then cleanup runs and Serve returns) or
+// dies (then everything this process started is killed and it exits).
+func Serve(impl Agent, cleanup func()) {
+	abort := func() {
+		procs.KillAll()
+		os.Exit(1)
+	}
+	if fd, err := strconv.Atoi(os.Getenv(lifelineEnv)); err == nil {
+		os.Unsetenv(lifelineEnv)
+		f := os.NewFile(uintptr(fd), "lifeline")
+		go func() {
+			var b [1]byte
+			f.Read(b[:]) // returns when the parent is gone
+			abort()
+		}()
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		abort()
+	}()
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: Handshake,
+		Plugins:         plugin.PluginSet{"agent": &grpcPlugin{impl: impl}},
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(maxMsg), grpc.MaxSendMsgSize(maxMsg))...)
+		},
+		Logger: hclog.NewNullLogger(),
+	})
+	cleanup()
+}
+
+// server is the child side of the Ask RPC.
+type server struct {
+	agentpb.UnimplementedAgentServer
+	impl Agent
+}
+
+func (s *server) Ask(stream agentpb.Agent_AskServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	q := first.GetQuestion()
+	if q == nil {
+		return errors.New("the first message of an ask must be its question")
+	}
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	var sendMu sync.Mutex
+	send := func(d *agentpb.Down) error {
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		return stream.Send(d)
+	}
+	consent := &streamConsent{send: send, pending: map[int64]chan *agentpb.ConsentAnswer{}}
+	go func() {
+		// The parent's later messages answer consent questions; when its side
+		// ends, the ask is over for it: cancel the turn.
+		defer cancel()
+		for {
+			up, err := stream.Recv()
+			if err != nil {
+				consent.closeAll()
+				return
+			}
+			if a := up.GetConsent(); a != nil {
+				consent.deliver(a)
+			}
+		}
+	}()
+	resp := s.impl.Ask(ctx, q.Prompt, func(ev orchestrator.Event) {
+		send(&agentpb.Down{Msg: &agentpb.Down_Event{Event: toEvent(ev)}})
+	}, consent)
+	out := &agentpb.Outcome{Answer: resp.Answer, Error: resp.Error}
+	switch resp.Status {
+	case relay.Failed:
+		out.Status = agentpb.Outcome_FAILED
+	case relay.Cancelled:
+		out.Status = agentpb.Outcome_CANCELLED
+	case relay.MaxSteps:
+		out.Status = agentpb.Outcome_MAX_STEPS
+	}
+	return send(&agentpb.Down{Msg: &agentpb.Down_Outcome{Outcome: out}})
+}
+
+// streamConsent puts the child's consent questions to the parent, which
+// hands them on to the front end of the agent a person started.
+type streamConsent struct {
+	send func(*agentpb.Down) error
+
+	mu      sync.Mutex
+	next    int64
+	pending map[int64]chan *agentpb.ConsentAnswer
+	closed  bool
+}
+
+func (c *streamConsent) Allow(ctx context.Context, call orchestrator.Call) (bool, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return false, context.Canceled
+	}
+	c.next++
+	id := c.next
+	ch := make(chan *agentpb.ConsentAnswer, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+	err := c.send(&agentpb.Down{Msg: &agentpb.Down_Consent{Consent: &agentpb.ConsentQuestion{
+		Id: id, Tool: call.Tool, Summary: call.Summary, Input: call.Input, CallId: call.ID,
+	}}})
+	if err != nil {
+		return false, err
+	}
+	select {
+	case a, ok := <-ch:
+		if !ok {
+			return false, context.Canceled
+		}
+		if a.Error != "" {
+			return false, orchestrator.ErrNoOneToAsk
+		}
+		return a.Allow, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+func (c *streamConsent) deliver(a *agentpb.ConsentAnswer) {
+	c.mu.Lock()
+	ch := c.pending[a.Id]
+	delete(c.pending, a.Id)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- a
+	}
+}
+
+func (c *streamConsent) closeAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+}

@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"mm/agentproc"
+	"mm/config"
+	"mm/hooks"
+	"mm/orchestrator"
+	"mm/relay"
+)
+
+// askCLI is mm --ask / --ask-with-context (via: cli): the answer on stdout
+// — streamed, or held until the postAsk hooks ran when there are any —
+// everything else on stderr; exit 1 on a denied or failed relay.
+func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
+	name, withContext := o.ask, false
+	if o.askWithContext != "" {
+		name, withContext = o.askWithContext, true
+	}
+	if a.relay == nil {
+		return &exitError{exitFailure, fmt.Sprintf("[ask: unknown agent %q (this agent has no mmConfigs)]", name)}
+	}
+	transcript := ""
+	if withContext && !a.io.InTTY {
+		b, err := io.ReadAll(a.io.In)
+		if err != nil {
+			return fmt.Errorf("read the conversation from stdin: %w", err)
+		}
+		transcript = strings.TrimRight(string(b), "\n")
+	}
+	if a.io.InTTY {
+		a.setConsent(&lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err})
+	}
+	ctx, stop := signalContext(ctx)
+	defer stop()
+
+	hold := len(a.cfg.Hooks[hooks.PostAsk]) > 0
+	errDisplay := &display{out: a.io.Err, color: false, cfg: a.cfg}
+	streamed := false
+	res := a.relay.Ask(ctx, relay.Request{
+		Agent: name, Question: o.args[0], WithContext: withContext, Transcript: transcript, Via: relay.ViaCLI,
+		Show: func(ev orchestrator.Event) {
+			if !hold && ev.Kind == orchestrator.Text && ev.Agent == name {
+				io.WriteString(a.io.Out, ev.Text)
+				streamed = streamed || ev.Text != ""
+				return
+			}
+			if ev.Kind == orchestrator.Text || ev.Kind == orchestrator.HookRun {
+				return // what nested agents write reaches the asked one's answer
+			}
+			errDisplay.show(ev)
+		},
+	})
+	errDisplay.endLine()
+	switch {
+	case res.Denied:
+		return &exitError{exitFailure, "[ask: " + relay.DeniedError(res.Reason) + "]"}
+	case res.Status == relay.Cancelled:
+		endLine(a.io.Out, streamed)
+		return errInterrupted
+	case res.Err != nil:
+		endLine(a.io.Out, streamed)
+		return &exitError{exitFailure, "[ask: " + res.Err.Error() + "]"}
+	}
+	if hold {
+		io.WriteString(a.io.Out, res.Answer)
+		endLine(a.io.Out, res.Answer != "")
+	} else {
+		endLine(a.io.Out, streamed)
+	}
+	return nil
+}
+
+func endLine(w io.Writer, wrote bool) {
+	if wrote {
+		io.WriteString(w, "\n")
+	}
+}
+
+// signalContext is ctx cancelled by Ctrl-C or SIGTERM.
+func signalContext(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel()
+	}
+}
+
+func newTTYLines(r io.Reader) *lineReader {
+	l := newLineReader(r)
+	l.tty = true
+	return l
+}
+
+// askCommand parses /ask <name> <question>, /ask-<name> <question> and
+// /ask-with-context-<name> <question>; ok is false for other lines.
+func askCommand(line string) (name, question string, withContext, ok bool) {
+	cmd, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimSpace(rest)
+	switch {
+	case cmd == "/ask":
+		name, question, _ = strings.Cut(rest, " ")
+		return name, strings.TrimSpace(question), false, true
+	case strings.HasPrefix(cmd, "/ask-with-context-"):
+		return strings.TrimPrefix(cmd, "/ask-with-context-"), rest, true, true
+	case strings.HasPrefix(cmd, "/ask-"):
+		return strings.TrimPrefix(cmd, "/ask-"), rest, false, true
+	}
+	return "", "", false, false
+}
+
+// askLine runs an /ask… command of line mode (via: command): the asked
+// agent's answer streams labelled; the exchange enters the history as the
+// question sent and "[<agent>'s answer]"; a denied or failed relay leaves
+// the history unchanged. Its hook runs are not listed (they run outside a
+// turn).
+func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string, sigs chan os.Signal) {
+	name, question, withContext, _ := askCommand(line)
+	if a.relay == nil {
+		fmt.Fprintln(a.io.Err, "mm: this agent has no mmConfigs to ask")
+		return
+	}
+	if name == "" || question == "" {
+		fmt.Fprintln(a.io.Err, "mm: usage: /ask <agent> <question>, /ask-<agent> <question> or /ask-with-context-<agent> <question>")
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+		}
+	}()
+	d := newDisplay(a.io, a.cfg)
+	req := relay.Request{Agent: name, Question: question, WithContext: withContext, Via: relay.ViaCommand, Show: d.show}
+	if withContext {
+		req.Transcript = s.Transcript()
+	}
+	res := a.relay.Ask(ctx, req)
+	d.endLine()
+	switch {
+	case res.Denied:
+		fmt.Fprintln(a.io.Err, relay.DeniedError(res.Reason))
+	case res.Status == relay.Cancelled:
+		fmt.Fprintln(a.io.Err, "mm: ask cancelled")
+	case res.Err != nil:
+		fmt.Fprintln(a.io.Err, "mm: ask "+name+": "+res.Err.Error())
+	default:
+		s.AddExchange(name, res.Sent, res.Answer)
+	}
+}
+
+// newCmdServeAgent is the hidden subcommand an asked agent's process runs:
+// it serves one agent's config to the mm that started it (agentproc).
+func newCmdServeAgent(ios *IOStreams) *cobra.Command {
+	var configPath string
+	cmd := &cobra.Command{
+		Use:    agentproc.ServeCommand,
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Nothing may reach stdout before the handshake: problems are
+			// reported to the asking agent as failed asks.
+			var impl agentproc.Agent
+			cfg, err := config.Load(configPath)
+			var a *app
+			if err == nil {
+				a, err = newApp(cfg, &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: ios.Err})
+			}
+			if err != nil {
+				impl = brokenAgent(err.Error())
+				agentproc.Serve(impl, func() {})
+				return nil
+			}
+			agentproc.Serve(&servedAgent{app: a}, a.close)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&configPath, "config", "", "the asked agent's config")
+	return cmd
+}
+
+// servedAgent runs one fresh turn of its agent per ask.
+type servedAgent struct{ app *app }
+
+func (s *servedAgent) Ask(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse {
+	agent := *s.app.agent
+	agent.Consent = consent
+	res := orchestrator.NewSession(&agent).Generate(ctx, prompt, show)
+	switch {
+	case res.Err == nil:
+		return relay.AskResponse{Status: relay.Answered, Answer: res.Answer}
+	case res.Cancelled():
+		return relay.AskResponse{Status: relay.Cancelled, Answer: res.Answer, Error: "cancelled"}
+	case errors.Is(res.Err, orchestrator.ErrMaxSteps):
+		return relay.AskResponse{Status: relay.MaxSteps, Answer: res.Answer, Error: res.Err.Error()}
+	}
+	return relay.AskResponse{Status: relay.Failed, Answer: res.Answer, Error: res.Err.Error()}
+}
+
+// brokenAgent fails every ask with the reason the agent could not start
+// (a config error, typically), so the asking agent reads it.
+type brokenAgent string
+
+func (b brokenAgent) Ask(context.Context, string, func(orchestrator.Event), orchestrator.Consent) relay.AskResponse {
+	return relay.AskResponse{Status: relay.Failed, Error: string(b)}
+}

@@ -1,0 +1,265 @@
+// Package relay is one ask: an agent handing a question to another agent
+// of its mmConfigs, whatever the way (the ask_agent tool, /ask… in a
+// session, mm --ask). It builds the ask object, runs the asking agent's
+// preAsk and postAsk hooks around the asked agent's turn, streams what the
+// asked agent writes to the display, and hands back what the asking agent
+// reads. How the asked agent's process is started is agentproc's business,
+// behind the Asker interface.
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"mm/config"
+	"mm/hooks"
+	"mm/orchestrator"
+)
+
+// Via says which way a relay was started (the ask object's via).
+type Via string
+
+// The three ways.
+const (
+	ViaTool    Via = "tool"    // the ask_agent tool
+	ViaCommand Via = "command" // /ask, /ask-<name>, /ask-with-context-<name>
+	ViaCLI     Via = "cli"     // mm --ask, mm --ask-with-context
+)
+
+// Status is how an asked agent's turn ended.
+type Status int
+
+// The typed outcomes of a relay: an answer is never cut silently.
+const (
+	Answered Status = iota
+	Failed
+	Cancelled
+	MaxSteps
+)
+
+// AskRequest is what an Asker needs to run one ask.
+type AskRequest struct {
+	Agent  string // its name in mmConfigs
+	Config string // its config file, absolute
+	Depth  int    // the asked agent's depth (the asking one's + 1)
+	// Prompt is everything the asked agent's turn gets: the conversation
+	// (withContext), the question, the preAsk contexts.
+	Prompt string
+	// Show displays what the asked agent shows, as it happens.
+	Show func(orchestrator.Event)
+	// Consent answers the asked agent's consent questions (the front end
+	// of the agent a person started, possibly through several relays).
+	Consent orchestrator.Consent
+}
+
+// AskResponse is how the asked agent's turn ended.
+type AskResponse struct {
+	Status Status
+	Answer string // the complete answer (partial when cancelled or failed)
+	Error  string // why it did not answer
+}
+
+// Asker runs asks in asked agents' processes (agentproc.Supervisor).
+type Asker interface {
+	Ask(ctx context.Context, req AskRequest) AskResponse
+}
+
+// Relay is one agent's ability to ask the agents of its mmConfigs.
+type Relay struct {
+	Agents   map[string]string // name → config file, absolute
+	Hooks    *hooks.Runner     // the asking agent's: preAsk and postAsk
+	Asker    Asker
+	Depth    int // the asking agent's depth
+	MaxDepth int // maxAskDepth
+	// Consent answers asked agents' consent questions.
+	Consent orchestrator.Consent
+}
+
+// Request is one relay.
+type Request struct {
+	Agent       string
+	Question    string
+	WithContext bool
+	Transcript  string // the conversation, sent with WithContext
+	Via         Via
+	// Show displays the asked agent's events (labelled with its name) and
+	// the relay's notices; nil shows nothing.
+	Show func(orchestrator.Event)
+	// Consent, when set, answers the asked agent's consent questions
+	// instead of the Relay's.
+	Consent orchestrator.Consent
+}
+
+// Result is what a relay produced.
+type Result struct {
+	// Denied: a preAsk hook refused the relay (Reason says why); the asked
+	// agent was neither started nor asked.
+	Denied bool
+	Reason string
+	// Status of the asked agent's turn, as postAsk left it: a failed relay
+	// whose answer a postAsk hook replaced counts as answered.
+	Status Status
+	// Answer is what the asking agent reads: the asked agent's answer, or
+	// the postAsk replacement, then each postAsk context.
+	Answer string
+	// Err is why the relay failed (not denied, not answered).
+	Err error
+	// Sent is the question as it was sent (after preAsk), which /ask…
+	// keeps in the history.
+	Sent string
+	// Replaced: a postAsk hook replaced the answer; ReplacedLen is the
+	// replacement's length in characters.
+	Replaced    bool
+	ReplacedLen int
+	// HookRuns of preAsk and postAsk, in order.
+	HookRuns []hooks.Run
+}
+
+// ErrDepth is the error of a relay that would go deeper than maxAskDepth.
+var ErrDepth = errors.New("ask depth limit reached")
+
+// Ask runs one relay: preAsk, the asked agent's turn, postAsk.
+func (r *Relay) Ask(ctx context.Context, req Request) Result {
+	show := req.Show
+	if show == nil {
+		show = func(orchestrator.Event) {}
+	}
+	cfgPath, ok := r.Agents[req.Agent]
+	if !ok {
+		return Result{Status: Failed, Err: fmt.Errorf("unknown agent %q (%s)", req.Agent, r.known())}
+	}
+	if r.Depth+1 > r.MaxDepth {
+		return Result{Status: Failed, Err: fmt.Errorf("%w (%d)", ErrDepth, r.MaxDepth)}
+	}
+	ask := &hooks.Ask{
+		Agent: req.Agent, Config: cfgPath, Via: string(req.Via),
+		WithContext: req.WithContext, Depth: r.Depth, Prompt: req.Question,
+	}
+	if m, ok := config.ModelOf(cfgPath); ok {
+		ask.AgentModel = m
+	}
+	if req.WithContext {
+		ask.Transcript = req.Transcript
+	}
+	var res Result
+	pre := r.Hooks.Run(ctx, hooks.Input{Event: hooks.PreAsk, Ask: ask}, req.Agent)
+	res.HookRuns = append(res.HookRuns, pre.Runs...)
+	r.showRuns(pre.Runs, show)
+	if pre.Deny {
+		res.Denied, res.Reason = true, pre.Reason
+		return res
+	}
+	if pre.Prompt != nil {
+		ask.Prompt = *pre.Prompt
+	}
+	if pre.Transcript != nil {
+		ask.Transcript = *pre.Transcript
+	}
+	res.Sent = ask.Prompt
+
+	consent := req.Consent
+	if consent == nil {
+		consent = r.Consent
+	}
+	start := time.Now()
+	label := func(ev orchestrator.Event) {
+		if ev.Agent == "" {
+			ev.Agent = req.Agent
+		} else {
+			ev.Agent = req.Agent + "/" + ev.Agent
+		}
+		show(ev)
+	}
+	resp := r.Asker.Ask(ctx, AskRequest{
+		Agent: req.Agent, Config: cfgPath, Depth: r.Depth + 1,
+		Prompt:  hooks.WithContexts(message(ask.Transcript, ask.Prompt), pre.Contexts),
+		Show:    label,
+		Consent: consent,
+	})
+	if resp.Status == Answered && ctx.Err() != nil {
+		resp.Status, resp.Error = Cancelled, "cancelled"
+	}
+	in := hooks.Input{
+		Event: hooks.PostAsk, Ask: ask, Answer: resp.Answer,
+		Error: resp.Error, DurationMs: max(time.Since(start).Milliseconds(), 1),
+	}
+	post := r.Hooks.Run(ctx, in, req.Agent)
+	res.HookRuns = append(res.HookRuns, post.Runs...)
+	r.showRuns(post.Runs, show)
+
+	res.Status, res.Answer = resp.Status, resp.Answer
+	if post.Answer != nil && resp.Status != Cancelled {
+		res.Status, res.Answer, res.Replaced = Answered, *post.Answer, true
+		res.ReplacedLen = utf8.RuneCountInString(res.Answer)
+		show(orchestrator.Event{Kind: orchestrator.Notice, Text: ReplacedNotice(req.Agent)})
+	}
+	if res.Status != Answered {
+		res.Err = errors.New(resp.Error)
+		return res
+	}
+	res.Answer = hooks.WithContexts(res.Answer, post.Contexts)
+	return res
+}
+
+// message is the asked agent's question: the conversation first when one
+// is sent.
+func message(transcript, prompt string) string {
+	if transcript == "" {
+		return prompt
+	}
+	return transcript + "\n\n" + prompt
+}
+
+// showRuns shows each run (a turn lists them with displayHooks) and its
+// failure line.
+func (r *Relay) showRuns(runs []hooks.Run, show func(orchestrator.Event)) {
+	for _, run := range runs {
+		show(orchestrator.Event{Kind: orchestrator.HookRun, Run: run})
+		if run.Reported() {
+			show(orchestrator.Event{Kind: orchestrator.HookFailure, Text: run.FailureLine(), Run: run})
+		}
+	}
+}
+
+func (r *Relay) known() string {
+	names := make([]string, 0, len(r.Agents))
+	for n := range r.Agents {
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "this agent has no mmConfigs"
+	}
+	sort.Strings(names)
+	return "want one of " + strings.Join(names, ", ")
+}
+
+// The exact texts of the reference's preAsk and postAsk tables.
+
+// DeniedOutput is what the asking model reads for an ask_agent call a
+// preAsk hook denied.
+func DeniedOutput(reason string) string { return "[ask denied by a hook: " + reason + "]" }
+
+// DeniedError is the failure of a denied /ask… command, and, in brackets
+// after "ask: ", of mm --ask.
+func DeniedError(reason string) string { return "ask denied by a hook: " + reason }
+
+// ReplacedNotice is shown after a displayed answer a postAsk hook replaced.
+func ReplacedNotice(agent string) string {
+	return "🪝 postAsk: " + agent + "'s answer was replaced by a hook — the asking agent reads the new one"
+}
+
+// Summary is the ask_agent call's summary for front ends that title calls.
+func Summary(agent string, res Result) string {
+	if res.Replaced {
+		return fmt.Sprintf("%s answered; a hook replaced the answer (%d characters)", agent, res.ReplacedLen)
+	}
+	if res.Status == Answered {
+		return agent + " answered"
+	}
+	return agent + " failed"
+}

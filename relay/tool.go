@@ -1,0 +1,74 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"mm/internal/model"
+	"mm/orchestrator"
+)
+
+// ToolName is the relay tool the model gets when mmConfigs is not empty.
+const ToolName = "ask_agent"
+
+// Tool is ask_agent: the model's way to relay a question (via: tool).
+type Tool struct {
+	Relay *Relay
+}
+
+// Def lists the agents the model may ask in the description.
+func (t *Tool) Def() model.ToolDef {
+	names := make([]string, 0, len(t.Relay.Agents))
+	for n := range t.Relay.Agents {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return model.ToolDef{
+		Name: ToolName,
+		Description: "Ask another agent a question and get its answer. Each agent has its own model, tools and rules. " +
+			"Agents you can ask: " + strings.Join(names, ", ") + ". Set withContext to send this conversation along with the question.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"agent":{"type":"string","description":"the agent to ask: one of ` + strings.Join(names, ", ") + `"},` +
+			`"question":{"type":"string","description":"the question, complete in itself"},` +
+			`"withContext":{"type":"boolean","description":"also send the conversation so far"}},` +
+			`"required":["agent","question"]}`),
+	}
+}
+
+// Run relays outside a turn (no display, no conversation).
+func (t *Tool) Run(ctx context.Context, input json.RawMessage) string {
+	return t.RunInTurn(ctx, input, orchestrator.Turn{Show: func(orchestrator.Event) {}})
+}
+
+// RunInTurn relays the call's question, streaming the asked agent's answer
+// to the turn's display; its output is what the asking model reads.
+func (t *Tool) RunInTurn(ctx context.Context, input json.RawMessage, turn orchestrator.Turn) string {
+	var args struct {
+		Agent       string `json:"agent"`
+		Question    string `json:"question"`
+		WithContext bool   `json:"withContext"`
+	}
+	if err := json.Unmarshal(input, &args); err != nil {
+		return "error: invalid arguments: " + err.Error()
+	}
+	if args.Agent == "" {
+		return `error: missing "agent"`
+	}
+	res := t.Relay.Ask(ctx, Request{
+		Agent: args.Agent, Question: args.Question, WithContext: args.WithContext,
+		Transcript: turn.Transcript, Via: ViaTool, Show: turn.Show, Consent: turn.Consent,
+	})
+	switch {
+	case res.Denied:
+		out := DeniedOutput(res.Reason)
+		turn.Show(orchestrator.Event{Kind: orchestrator.ToolDenied, Call: turn.Call, Reason: res.Reason, Output: out})
+		return out
+	case res.Status == Cancelled:
+		return "error: cancelled"
+	case res.Err != nil:
+		return "error: " + res.Err.Error()
+	}
+	return res.Answer
+}
