@@ -44,6 +44,9 @@ type Reply struct {
 	// the client is returning tool results), so a script can follow a
 	// conversation without counting turns. Empty matches anything.
 	Match string `yaml:"match"`
+	// Model, when set, is an unanchored Go regexp the request's model name
+	// must match too, so one server can script several agents.
+	Model string `yaml:"model"`
 	// Text is the assistant text, a Go text/template over TemplateData, so a
 	// reply can echo what the client sent and tests can see it arrived.
 	Text string `yaml:"text"`
@@ -72,8 +75,8 @@ type Reply struct {
 	// answers exactly one request so a script reads as a conversation.
 	Repeat bool `yaml:"repeat"`
 
-	re   *regexp.Regexp
-	tmpl *template.Template
+	re, modelRe *regexp.Regexp
+	tmpl        *template.Template
 }
 
 // ToolCall is one scripted function call.
@@ -155,6 +158,13 @@ func (r *Reply) prepare() error {
 			return fmt.Errorf("match: %w", err)
 		}
 		r.re = re
+	}
+	if r.Model != "" {
+		re, err := regexp.Compile(r.Model)
+		if err != nil {
+			return fmt.Errorf("model: %w", err)
+		}
+		r.modelRe = re
 	}
 	tmpl, err := template.New("text").Parse(r.Text)
 	if err != nil {

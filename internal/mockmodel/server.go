@@ -232,7 +232,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	reply, err := s.pick(d.Last)
+	reply, err := s.pick(d.Last, d.Model)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -300,7 +300,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 // whose match accepts last; nil when there is none. A reply that failed to
 // prepare is picked with its error, so the request that reaches it fails
 // loudly.
-func (s *Server) pick(last string) (*Reply, error) {
+func (s *Server) pick(last, model string) (*Reply, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range s.script.Replies {
@@ -309,6 +309,9 @@ func (s *Server) pick(last string) (*Reply, error) {
 			continue
 		}
 		if s.bad[i] == nil && r.re != nil && !r.re.MatchString(last) {
+			continue
+		}
+		if s.bad[i] == nil && r.modelRe != nil && !r.modelRe.MatchString(model) {
 			continue
 		}
 		if !r.Repeat {
