@@ -52,6 +52,13 @@ type Asked struct {
 // encode writes in as one JSON line with &, < and > as they are, so a hook
 // can look for "&&" or ">" in a command with a plain text search.
 func (in *Input) encode() ([]byte, error) {
+	if in.Tool != nil {
+		t := *in.Tool
+		t.Input = unescapeHTML(t.Input)
+		cp := *in
+		cp.Tool = &t
+		in = &cp
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -182,4 +189,38 @@ func quote(b []byte) string {
 		b = b[:stderrQuote]
 	}
 	return strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "")), " ")
+}
+
+// unescapeHTML rewrites the \u0026, \u003c and \u003e escapes inside the
+// strings of a JSON text as the characters themselves: a model served by a
+// Go JSON encoder (Ollama, …) sends "a \u0026\u0026 b", and a hook must be
+// able to find "&&" by plain text search. Everything else is left as is.
+func unescapeHTML(raw json.RawMessage) json.RawMessage {
+	if !bytes.Contains(raw, []byte(`\u00`)) {
+		return raw
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' || i+1 >= len(raw) {
+			out = append(out, c)
+			continue
+		}
+		if raw[i+1] == 'u' && i+5 < len(raw) {
+			switch strings.ToLower(string(raw[i+2 : i+6])) {
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			case "003c":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e":
+				out, i = append(out, '>'), i+5
+				continue
+			}
+		}
+		out = append(out, c, raw[i+1]) // any other escape, \\ included, as is
+		i++
+	}
+	return out
 }
