@@ -116,8 +116,6 @@ type Result struct {
 	// replacement's length in characters.
 	Replaced    bool
 	ReplacedLen int
-	// HookRuns of preAsk and postAsk, in order.
-	HookRuns []hooks.Run
 }
 
 // ErrDepth is the error of a relay that would go deeper than maxAskDepth.
@@ -148,7 +146,6 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	}
 	var res Result
 	pre := r.Hooks.Run(ctx, hooks.Input{Event: hooks.PreAsk, Ask: ask}, req.Agent)
-	res.HookRuns = append(res.HookRuns, pre.Runs...)
 	r.showRuns(pre.Runs, show)
 	if pre.Deny {
 		res.Denied, res.Reason = true, pre.Reason
@@ -189,7 +186,6 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 		Error: resp.Error, DurationMs: max(time.Since(start).Milliseconds(), 1),
 	}
 	post := r.Hooks.Run(ctx, in, req.Agent)
-	res.HookRuns = append(res.HookRuns, post.Runs...)
 	r.showRuns(post.Runs, show)
 
 	res.Status, res.Answer = resp.Status, resp.Answer

@@ -40,6 +40,13 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "build mm:", err)
 		return 1
 	}
+	// The standalone scripted model, for scripts that run a demo's command.
+	build = exec.Command("go", "build", "-o", filepath.Join(dir, "mockmodel"), "../mockmodel")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mockmodel:", err)
+		return 1
+	}
 	binDir = dir
 	return m.Run()
 }
@@ -59,6 +66,12 @@ func TestScripts(t *testing.T) {
 			}
 			env.Setenv("HOME", home)
 			env.Setenv("NO_COLOR", "1")
+			// REPO is the repository root, for scripts that run the demos.
+			repo, err := filepath.Abs("../..")
+			if err != nil {
+				return err
+			}
+			env.Setenv("REPO", repo)
 			// Nothing listens there unless the script starts the scripted model.
 			env.Setenv("LLMMAN_HOST", "127.0.0.1:9")
 			return nil
