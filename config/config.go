@@ -48,6 +48,9 @@ type Config struct {
 	// MMConfigs maps an agent's name to its config file, absolute.
 	MMConfigs map[string]string
 	Hooks     hooks.Set
+	// HooksLog is the audit file every hook run is appended to, absolute;
+	// "" for none.
+	HooksLog string
 }
 
 // Error is a configuration mistake; its text is what the user reads,
@@ -74,7 +77,7 @@ func (c *Config) AgentNames() []string {
 	return names
 }
 
-var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks"}
+var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog"}
 
 // Load reads and validates the config file at path.
 func Load(path string) (*Config, error) {
@@ -162,6 +165,13 @@ func (c *Config) parse(data []byte) error {
 			set, err := parseHooks(v, c.Dir)
 			c.Hooks = set
 			return err
+		case "hooksLog":
+			if err := decode(v, key, &c.HooksLog); err != nil {
+				return err
+			}
+			if c.HooksLog != "" && !filepath.IsAbs(c.HooksLog) {
+				c.HooksLog = filepath.Join(c.Dir, c.HooksLog)
+			}
 		}
 		return nil
 	})

@@ -75,10 +75,7 @@ func (r *Runner) Run(ctx context.Context, in Input, target string) Result {
 	if event.survivesCancel() {
 		ctx = context.WithoutCancel(ctx)
 	}
-	in.Cwd, in.Model = r.Cwd, r.Model
-	if r.Depth > 0 {
-		in.Asked = &Asked{Depth: r.Depth}
-	}
+	in = r.Complete(in)
 	if in.Tool != nil {
 		t := *in.Tool
 		in.Tool = &t
@@ -160,6 +157,16 @@ func (res *Result) apply(event Event, reply Reply, in *Input) {
 	if strings.TrimSpace(reply.Context) != "" && event.reads("context") {
 		res.Contexts = append(res.Contexts, reply.Context)
 	}
+}
+
+// Complete fills in the fields of in that the runner knows (cwd, model,
+// asked), as Run does before the first hook reads it.
+func (r *Runner) Complete(in Input) Input {
+	in.Cwd, in.Model = r.Cwd, r.Model
+	if r.Depth > 0 {
+		in.Asked = &Asked{Depth: r.Depth}
+	}
+	return in
 }
 
 func (r *Runner) observe(run Run) {

@@ -174,7 +174,7 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	}
 	resp := r.Asker.Ask(ctx, AskRequest{
 		Agent: req.Agent, Config: cfgPath, Depth: r.Depth + 1,
-		Prompt:  hooks.WithContexts(message(ask.Transcript, ask.Prompt), pre.Contexts),
+		Prompt:  hooks.WithContexts(Message(ask.Transcript, ask.Prompt), pre.Contexts),
 		Show:    label,
 		Consent: consent,
 	})
@@ -202,9 +202,9 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	return res
 }
 
-// message is the asked agent's question: the conversation first when one
+// Message is the asked agent's question: the conversation first when one
 // is sent.
-func message(transcript, prompt string) string {
+func Message(transcript, prompt string) string {
 	if transcript == "" {
 		return prompt
 	}

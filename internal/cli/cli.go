@@ -141,14 +141,14 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	cmd.SetVersionTemplate("mm {{.Version}}\n")
 	f := cmd.Flags()
 	f.StringVarP(&opts.prompt, "prompt", "p", "", `run one turn with this prompt and exit ("-" reads it from stdin)`)
-	f.StringVarP(&opts.configPath, "config", "c", "", "the agent's config file (default ./agent.yaml when it exists)")
+	cmd.PersistentFlags().StringVarP(&opts.configPath, "config", "c", "", "the agent's config file (default ./agent.yaml when it exists)")
 	f.StringVar(&opts.model, "model", "", "the model, <provider>/<model>, overriding the config")
 	f.BoolVar(&opts.yolo, "yolo", false, "run tools without asking (overrides the config's yolo)")
 	f.BoolVar(&opts.tui, "tui", false, "the window front end (full-screen terminal UI)")
 	f.BoolVar(&opts.acp, "acp", false, "the editor front end (Agent Client Protocol over stdio)")
 	f.StringVar(&opts.ask, "ask", "", `relay a question to an agent of mmConfigs: mm --ask <agent> "<question>"`)
 	f.StringVar(&opts.askWithContext, "ask-with-context", "", "like --ask, sending the conversation read from stdin")
-	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io))
+	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io, opts), newCmdHooks(io, opts))
 	return cmd
 }
 

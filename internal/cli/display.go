@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"mm/config"
-		"mm/orchestrator"
+	"mm/orchestrator"
 )
 
 // display renders a turn the line-mode way (also -p): the answer streamed

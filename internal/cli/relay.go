@@ -175,9 +175,8 @@ func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string,
 
 // newCmdServeAgent is the hidden subcommand an asked agent's process runs:
 // it serves one agent's config to the mm that started it (agentproc).
-func newCmdServeAgent(ios *IOStreams) *cobra.Command {
-	var configPath string
-	cmd := &cobra.Command{
+func newCmdServeAgent(ios *IOStreams, opts *rootOptions) *cobra.Command {
+	return &cobra.Command{
 		Use:    agentproc.ServeCommand,
 		Hidden: true,
 		Args:   cobra.NoArgs,
@@ -185,7 +184,7 @@ func newCmdServeAgent(ios *IOStreams) *cobra.Command {
 			// Nothing may reach stdout before the handshake: problems are
 			// reported to the asking agent as failed asks.
 			var impl agentproc.Agent
-			cfg, err := config.Load(configPath)
+			cfg, err := config.Load(opts.configPath)
 			var a *app
 			if err == nil {
 				a, err = newApp(cfg, &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: ios.Err})
@@ -199,8 +198,6 @@ func newCmdServeAgent(ios *IOStreams) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&configPath, "config", "", "the asked agent's config")
-	return cmd
 }
 
 // servedAgent runs one fresh turn of its agent per ask.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"mm/config"
@@ -118,12 +119,16 @@ type app struct {
 	// The asked agents of mmConfigs, when there are any.
 	supervisor *agentproc.Supervisor
 	relay      *relay.Relay
+	hooksLog   *hooks.Log
 }
 
 // close stops the asked agents' processes.
 func (a *app) close() {
 	if a.supervisor != nil {
 		a.supervisor.Close()
+	}
+	if a.hooksLog != nil {
+		a.hooksLog.Close()
 	}
 }
 
@@ -190,6 +195,19 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 	}
 	if a.relay != nil {
 		a.relay.Hooks = a.agent.Hooks
+	}
+	if cfg.HooksLog != "" {
+		log, err := hooks.OpenLog(cfg.HooksLog)
+		if err != nil {
+			return nil, &exitError{exitFailure, (&config.Error{Path: cfg.Path, Msg: "hooksLog: " + err.Error()}).Error()}
+		}
+		a.hooksLog = log
+		var once sync.Once
+		a.agent.Hooks.Observe = func(run hooks.Run) {
+			if err := log.Write(run, depth); err != nil {
+				once.Do(func() { fmt.Fprintln(io.Err, "mm: hooksLog: "+err.Error()) })
+			}
+		}
 	}
 	return a, nil
 }

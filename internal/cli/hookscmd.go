@@ -1,0 +1,423 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mm/config"
+	"mm/hooks"
+	"mm/internal/tools"
+	"mm/orchestrator"
+	"mm/relay"
+)
+
+// Exit statuses of mm hooks test, so a team's CI can check its hooks.
+const (
+	exitHookStops = 3 // the chain stops the turn or denies the call or relay
+)
+
+func newCmdHooks(ios *IOStreams, root *rootOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hooks",
+		Short: "Show the configured hooks, or try a hook chain without a model",
+	}
+	cmd.AddCommand(newCmdHooksList(ios, root), newCmdHooksTest(ios, root))
+	return cmd
+}
+
+// newCmdHooksList is mm hooks list: the hooks per event in run order, with
+// matcher, timeout and onError, what each matcher selects, and warnings
+// for matchers that select nothing known.
+func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the configured hooks per event, in run order",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			cfg, err := root.loadConfig()
+			if err != nil {
+				return err
+			}
+			w := ios.Out
+			path := cfg.Path
+			if path == "" {
+				path = "none (built-in defaults)"
+			}
+			fmt.Fprintf(w, "config: %s\n", path)
+			if cfg.Hooks.Count() == 0 {
+				fmt.Fprintln(w, "no hooks")
+				return nil
+			}
+			toolNames := cfg.Tools
+			if len(toolNames) == 0 {
+				toolNames = tools.Names
+			}
+			if len(cfg.MMConfigs) > 0 {
+				toolNames = append(append([]string(nil), toolNames...), relay.ToolName)
+			}
+			var warnings []string
+			for _, e := range hooks.Events {
+				list := cfg.Hooks[e]
+				if len(list) == 0 {
+					continue
+				}
+				fmt.Fprintln(w, e)
+				for i, h := range list {
+					fmt.Fprintf(w, "  %d. %s\n", i+1, h.Command)
+					var parts []string
+					if e.TakesMatcher() {
+						known, kind := toolNames, "tool"
+						if e == hooks.PreAsk || e == hooks.PostAsk {
+							known, kind = cfg.AgentNames(), "agent of mmConfigs"
+						}
+						var sel []string
+						for _, n := range known {
+							if h.Matches(n) {
+								sel = append(sel, n)
+							}
+						}
+						m := "(every " + kind + ")"
+						if h.Matcher != nil {
+							m = h.Matcher.String()
+						}
+						if len(sel) == 0 {
+							parts = append(parts, "matcher "+m+" → selects nothing")
+							warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: matcher %s selects no known %s (%s)", e, i, m, kind, orNone(known)))
+						} else {
+							parts = append(parts, "matcher "+m+" → "+strings.Join(sel, ", "))
+						}
+					}
+					parts = append(parts, "timeout "+h.Timeout.String(), "onError "+string(h.OnError))
+					fmt.Fprintf(w, "     %s\n", strings.Join(parts, " · "))
+				}
+			}
+			for _, warn := range warnings {
+				fmt.Fprintln(ios.Err, "warning: "+warn)
+			}
+			return nil
+		},
+	}
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "there are none"
+	}
+	return "known: " + strings.Join(names, ", ")
+}
+
+type hooksTestOptions struct {
+	prompt, tool, input, output      string
+	agent, question, transcript, via string
+	withContext                      bool
+	answer, errText                  string
+	durationMs                       int64
+	depth                            int
+	stdinJSON, jsonOut               bool
+}
+
+// newCmdHooksTest is mm hooks test: it builds the input the engine would
+// build for the event, runs the event's chain with the real runner, and
+// says what the turn would do, in the reference's words.
+func newCmdHooksTest(ios *IOStreams, root *rootOptions) *cobra.Command {
+	o := &hooksTestOptions{}
+	cmd := &cobra.Command{
+		Use:   "test <event>",
+		Short: "Run an event's hook chain on a given input, without a model",
+		Long: `Run the hooks of one event on the input the engine would build, and print
+each run and the net effect: what the model would read, what the history
+would keep, what the user would see.
+
+Exit status: 0 the chain continues, 3 it stops the turn or denies the call
+or relay, 1 a hook failed under onError: fail (or bad usage).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := root.loadConfig()
+			if err != nil {
+				return err
+			}
+			if !hooks.Known(args[0]) {
+				return &exitError{exitFailure, fmt.Sprintf("mm: unknown event %q (want one of preGeneration, preToolCall, postToolCall, postGeneration, preAsk, postAsk)", args[0])}
+			}
+			return o.run(cmd.Context(), ios, cfg, hooks.Event(args[0]))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.prompt, "prompt", "", "the question (preGeneration, postGeneration)")
+	f.StringVar(&o.tool, "tool", "", "the tool's name (preToolCall, postToolCall)")
+	f.StringVar(&o.input, "input", "{}", "the tool call's arguments, JSON")
+	f.StringVar(&o.output, "output", "", "the tool's output (postToolCall)")
+	f.StringVar(&o.agent, "agent", "", "the asked agent's name in mmConfigs (preAsk, postAsk)")
+	f.StringVar(&o.question, "question", "", "the question sent to the asked agent")
+	f.StringVar(&o.transcript, "transcript", "", "the conversation sent with --with-context")
+	f.StringVar(&o.via, "via", "tool", "how the relay started: tool, command or cli")
+	f.BoolVar(&o.withContext, "with-context", false, "the relay sends the conversation")
+	f.StringVar(&o.answer, "answer", "", "the answer (postGeneration, postAsk)")
+	f.StringVar(&o.errText, "error", "", "the turn's or relay's error (postGeneration, postAsk)")
+	f.Int64Var(&o.durationMs, "duration-ms", 0, "the asked agent's time (postAsk)")
+	f.IntVar(&o.depth, "depth", -1, "the agent's relay depth (default: MM_ASK_DEPTH, else 0)")
+	f.BoolVar(&o.stdinJSON, "stdin-json", false, "read the whole input object from stdin instead")
+	f.BoolVar(&o.jsonOut, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func (o *hooksTestOptions) run(ctx context.Context, ios *IOStreams, cfg *config.Config, event hooks.Event) error {
+	depth := o.depth
+	if depth < 0 {
+		fmt.Sscan(os.Getenv("MM_ASK_DEPTH"), &depth)
+		depth = max(depth, 0)
+	}
+	in, target, err := o.buildInput(ios, cfg, event, depth)
+	if err != nil {
+		return &exitError{exitFailure, "mm: " + err.Error()}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if bin, err := os.Executable(); err == nil {
+		os.Setenv("MM_BIN", bin)
+	}
+	if cfg.File != "" {
+		os.Setenv("MM_CONFIG", cfg.File)
+	}
+	os.Setenv("MM_ASK_DEPTH", fmt.Sprint(depth))
+	runner := &hooks.Runner{Hooks: cfg.Hooks, Cwd: wd, Model: cfg.Model, Depth: depth}
+	res := runner.Run(ctx, in, target)
+	in = runner.Complete(in)
+
+	failed := false
+	for _, r := range res.Runs {
+		if r.Failure != "" && r.OnError == hooks.Fail {
+			failed = true
+		}
+	}
+	outcome := "continue"
+	switch {
+	case failed:
+		outcome = "failed"
+	case res.Stop:
+		outcome = "stop"
+	case res.Deny:
+		outcome = "deny"
+	}
+	eff := effect(event, in, res)
+	if o.jsonOut {
+		type jsonRun struct {
+			Command    string  `json:"command"`
+			Decision   string  `json:"decision"`
+			DurationMs float64 `json:"durationMs"`
+			Failure    string  `json:"failure,omitempty"`
+			OnError    string  `json:"onError"`
+		}
+		runs := make([]jsonRun, 0, len(res.Runs))
+		for _, r := range res.Runs {
+			runs = append(runs, jsonRun{r.Command, r.Decision, float64(r.Duration.Microseconds()) / 1000, r.Failure, string(r.OnError)})
+		}
+		enc := json.NewEncoder(ios.Out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		enc.Encode(struct {
+			Event   hooks.Event  `json:"event"`
+			Input   hooks.Input  `json:"input"`
+			Runs    []jsonRun    `json:"runs"`
+			Outcome string       `json:"outcome"`
+			Effect  []effectLine `json:"effect"`
+		}{event, in, runs, outcome, eff})
+	} else {
+		w := ios.Out
+		title := string(event)
+		if target != "" {
+			title += " [" + target + "]"
+		}
+		fmt.Fprintln(w, title)
+		matched := 0
+		for i, r := range res.Runs {
+			matched++
+			line := fmt.Sprintf("  %d. %s → %s (%s)", i+1, r.Command, r.Decision, r.Duration.Round(time.Millisecond/10))
+			if r.Failure != "" {
+				line += "\n     " + r.FailureLine() + " [onError: " + string(r.OnError) + "]"
+			}
+			fmt.Fprintln(w, line)
+		}
+		if matched == 0 {
+			fmt.Fprintln(w, "  no hook runs for this input")
+		}
+		fmt.Fprintln(w, "effect:")
+		for _, l := range eff {
+			fmt.Fprintf(w, "  %s: %s\n", l.Who, indent(l.What))
+		}
+	}
+	switch outcome {
+	case "failed":
+		return &exitError{code: exitFailure}
+	case "stop", "deny":
+		return &exitError{code: exitHookStops}
+	}
+	return nil
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+
+// buildInput makes the hook input the engine would make for the event.
+func (o *hooksTestOptions) buildInput(ios *IOStreams, cfg *config.Config, event hooks.Event, depth int) (hooks.Input, string, error) {
+	in := hooks.Input{Event: event}
+	if o.stdinJSON {
+		b, err := io.ReadAll(ios.In)
+		if err != nil {
+			return in, "", err
+		}
+		if err := json.Unmarshal(b, &in); err != nil {
+			return in, "", fmt.Errorf("--stdin-json: %v", err)
+		}
+		if in.Event == "" {
+			in.Event = event
+		}
+		if in.Event != event {
+			return in, "", fmt.Errorf("--stdin-json: the input's event is %q, not %q", in.Event, event)
+		}
+		switch {
+		case in.Tool != nil:
+			return in, in.Tool.Name, nil
+		case in.Ask != nil:
+			return in, in.Ask.Agent, nil
+		}
+		return in, "", nil
+	}
+	switch event {
+	case hooks.PreGeneration:
+		in.Prompt = o.prompt
+	case hooks.PostGeneration:
+		in.Prompt, in.Answer, in.Error = o.prompt, o.answer, o.errText
+	case hooks.PreToolCall, hooks.PostToolCall:
+		if o.tool == "" {
+			return in, "", fmt.Errorf("%s needs --tool NAME (and --input JSON)", event)
+		}
+		if !json.Valid([]byte(o.input)) {
+			return in, "", fmt.Errorf("--input is not valid JSON: %s", o.input)
+		}
+		in.Tool = &hooks.Tool{ID: "call_test", Name: o.tool, Input: json.RawMessage(o.input)}
+		if event == hooks.PostToolCall {
+			in.Output = o.output
+		}
+		return in, o.tool, nil
+	case hooks.PreAsk, hooks.PostAsk:
+		path, ok := cfg.MMConfigs[o.agent]
+		if !ok {
+			return in, "", fmt.Errorf("%s needs --agent NAME, one of the config's mmConfigs (%s)", event, orNone(cfg.AgentNames()))
+		}
+		switch relay.Via(o.via) {
+		case relay.ViaTool, relay.ViaCommand, relay.ViaCLI:
+		default:
+			return in, "", fmt.Errorf("--via must be tool, command or cli")
+		}
+		ask := &hooks.Ask{Agent: o.agent, Config: path, Via: o.via, WithContext: o.withContext, Depth: depth, Prompt: o.question}
+		if m, ok := config.ModelOf(path); ok {
+			ask.AgentModel = m
+		}
+		if o.withContext {
+			ask.Transcript = o.transcript
+		}
+		in.Ask = ask
+		if event == hooks.PostAsk {
+			in.Answer, in.Error, in.DurationMs = o.answer, o.errText, o.durationMs
+		}
+		return in, o.agent, nil
+	}
+	return in, "", nil
+}
+
+// effectLine is one consequence of a chain: who sees what.
+type effectLine struct {
+	Who  string `json:"who"`
+	What string `json:"what"`
+}
+
+// effect says what the engine would do with the chain's result, built from
+// the same markers and rules the engine applies (packages hooks, relay).
+func effect(event hooks.Event, in hooks.Input, res hooks.Result) []effectLine {
+	var out []effectLine
+	add := func(who, what string) { out = append(out, effectLine{who, what}) }
+	switch event {
+	case hooks.PreGeneration:
+		if res.Stop {
+			add("the model", "nothing: the model is not called")
+			add("the history", hooks.BlockedMarker(res.Reason)+"\nthen, as the answer: "+res.Response)
+			add("the user", res.Response)
+			return out
+		}
+		prompt := in.Prompt
+		if res.Prompt != nil {
+			prompt = *res.Prompt
+		}
+		add("the model", hooks.WithContexts(prompt, res.Contexts))
+		add("the history", prompt)
+	case hooks.PreToolCall:
+		if res.Deny {
+			add("the tool", "would not run, and no one is asked for consent")
+			add("the model", hooks.DeniedOutput(res.Reason))
+			add("the user", hooks.DeniedLine(in.Tool.Name, res.Reason))
+			return out
+		}
+		input := in.Tool.Input
+		if res.Input != nil {
+			input = res.Input
+		}
+		add("the tool", "would run with "+string(input))
+		add("the history", "keeps the call as the model wrote it: "+string(in.Tool.Input))
+		line := "🔧 " + in.Tool.Name
+		if s := orchestrator.Summary(input); s != "" {
+			line += ": " + s
+		}
+		add("the user", line)
+	case hooks.PostToolCall:
+		add("the model", hooks.WithContexts(in.Output, res.Contexts))
+		add("the user", "the tool's output, unchanged")
+	case hooks.PostGeneration:
+		add("the turn", "no effect: postGeneration only observes")
+	case hooks.PreAsk:
+		if res.Deny {
+			add("the asked agent", "is neither started nor asked")
+			switch relay.Via(in.Ask.Via) {
+			case relay.ViaTool:
+				add("the model", relay.DeniedOutput(res.Reason))
+				add("the user", "🪝 "+relay.ToolName+" "+relay.DeniedOutput(res.Reason))
+			case relay.ViaCommand:
+				add("the user", "the command fails with: "+relay.DeniedError(res.Reason))
+				add("the history", "unchanged")
+			case relay.ViaCLI:
+				add("the user", "[ask: "+relay.DeniedError(res.Reason)+"] on stderr, exit status 1")
+			}
+			return out
+		}
+		prompt, transcript := in.Ask.Prompt, in.Ask.Transcript
+		if res.Prompt != nil {
+			prompt = *res.Prompt
+		}
+		if res.Transcript != nil {
+			transcript = *res.Transcript
+		}
+		add("the asked agent", hooks.WithContexts(relay.Message(transcript, prompt), res.Contexts))
+		if relay.Via(in.Ask.Via) == relay.ViaCommand {
+			add("the history", "keeps the question as sent: "+prompt)
+		}
+	case hooks.PostAsk:
+		answer := in.Answer
+		if res.Answer != nil && in.Error != "cancelled" {
+			answer = *res.Answer
+			add("the user", "the answer as it was shown, then: "+relay.ReplacedNotice(in.Ask.Agent))
+		} else if in.Error != "" {
+			add("the asking agent", "the relay fails: "+in.Error)
+			return out
+		}
+		add("the asking agent", hooks.WithContexts(answer, res.Contexts))
+	}
+	return out
+}
