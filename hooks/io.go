@@ -123,8 +123,8 @@ func DecodeReply(event Event, stdout []byte) (Reply, error) {
 	if fields == nil {
 		return r, invalidJSON("want an object, got null")
 	}
-	if dec.More() {
-		return r, invalidJSON("more than one JSON value")
+	if len(bytes.TrimSpace(stdout[dec.InputOffset():])) > 0 {
+		return r, invalidJSON("data after the JSON object")
 	}
 	str := func(name string, dst *string) error {
 		raw, ok := fields[name]
