@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Limits of one run, from the reference's Execution table.
@@ -128,7 +130,7 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	if errors.As(waitErr, &ee) {
 		msg := fmt.Sprintf("exit status %d", ee.ExitCode())
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			msg = "killed by signal " + ws.Signal().String()
+			msg = "killed by signal " + unix.SignalName(ws.Signal())
 		}
 		if q := quote(errHead); q != "" {
 			msg += ": " + q
