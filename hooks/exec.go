@@ -1,8 +1,6 @@
 package hooks
 
 import (
-	"mm/internal/procs"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"mm/internal/procs"
 )
 
 // Limits of one run, from the reference's Execution table.

@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"mm/agentproc"
-	"mm/relay"
-
 	"context"
 	"errors"
 	"fmt"
@@ -15,11 +12,13 @@ import (
 	"sync"
 	"syscall"
 
+	"mm/agentproc"
 	"mm/config"
 	"mm/hooks"
 	"mm/internal/model"
 	"mm/internal/tools"
 	"mm/orchestrator"
+	"mm/relay"
 )
 
 type rootOptions struct {

@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"mm/internal/procs"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"mm/internal/model"
+	"mm/internal/procs"
 )
 
 // Output kept from a bash call: the first and the last half of bashCap.
