@@ -190,6 +190,7 @@ func (s *Supervisor) start(c *child, req relay.AskRequest) error {
 		SyncStdout:       io.Discard,
 		SyncStderr:       stderr,
 		GRPCDialOptions:  []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMsg))},
+		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: socketDir()},
 	})
 	rpc, err := c.client.Client()
 	if err != nil {
@@ -223,4 +224,17 @@ func (s *Supervisor) Close() {
 		}()
 	}
 	wg.Wait()
+}
+
+// socketDir is where go-plugin makes the child's Unix socket: the system's
+// temporary directory, unless its path is so long that the socket's would
+// pass the 108-byte limit of a socket address (then /tmp).
+func socketDir() string {
+	dir := os.TempDir()
+	if len(dir) > 60 {
+		if st, err := os.Stat("/tmp"); err == nil && st.IsDir() {
+			return "/tmp"
+		}
+	}
+	return dir
 }

@@ -38,7 +38,7 @@ type Config struct {
 
 	Model           string // <provider>/<model>
 	System          string
-	Tools           []string // nil: all built-in tools
+	Tools           []string // nil: all built-in tools; empty: none
 	Yolo            bool
 	DisplayHooks    bool
 	DisplayCommands bool
@@ -146,7 +146,13 @@ func (c *Config) parse(data []byte) error {
 		case "system":
 			return decode(v, key, &c.System)
 		case "tools":
-			return decode(v, key, &c.Tools)
+			if err := decode(v, key, &c.Tools); err != nil {
+				return err
+			}
+			if c.Tools == nil && !(v.Kind == yaml.ScalarNode && v.Tag == "!!null") {
+				c.Tools = []string{} // tools: [] offers none
+			}
+			return nil
 		case "yolo":
 			return decode(v, key, &c.Yolo)
 		case "displayHooks":

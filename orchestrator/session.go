@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -37,9 +38,6 @@ type turn struct {
 	// preGeneration context); the history keeps the rewritten prompt alone.
 	userAt int
 	wire   string
-	// transcript is the conversation before this turn, for ask_agent's
-	// withContext.
-	transcript string
 
 	mu  sync.Mutex // guards res and serialises show
 	res TurnResult
@@ -73,7 +71,6 @@ func (s *Session) Generate(ctx context.Context, prompt string, show func(Event))
 	if pre.Prompt != nil {
 		prompt = *pre.Prompt
 	}
-	t.transcript = Transcript(s.History)
 	t.userAt = len(s.History)
 	t.wire = hooks.WithContexts(prompt, pre.Contexts)
 	s.History = append(s.History, model.Message{Role: "user", Content: prompt})
@@ -237,7 +234,7 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall) string {
 	t.mu.Unlock()
 	var out string
 	if tt, ok := tool.(TurnTool); ok {
-		out = tt.RunInTurn(ctx, call.Input, Turn{Show: t.toolShow, Transcript: t.transcript, Call: call, Consent: a.Consent})
+		out = tt.RunInTurn(ctx, call.Input, Turn{Show: t.toolShow, Transcript: Transcript(t.s.History), Call: call, Consent: a.Consent})
 	} else {
 		out = tool.Run(ctx, call.Input)
 	}
@@ -293,8 +290,13 @@ func argsValue(args string) json.RawMessage {
 func (t *turn) toolShow(ev Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if ev.Kind == HookRun && ev.Agent == "" {
+	switch {
+	case ev.Agent != "":
+	case ev.Kind == HookRun:
 		t.res.HookRuns = append(t.res.HookRuns, ev.Run)
+	case ev.Kind == ToolDenied:
+		// A hook denied what the tool was to do (preAsk): it did not run.
+		t.res.Ran = slices.DeleteFunc(t.res.Ran, func(c Call) bool { return c.ID == ev.Call.ID })
 	}
 	t.show(ev)
 }

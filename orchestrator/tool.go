@@ -30,7 +30,8 @@ type TurnTool interface {
 type Turn struct {
 	// Show displays an event (safe for concurrent use).
 	Show func(Event)
-	// Transcript is the conversation so far, as text for another agent.
+	// Transcript is the conversation so far, this turn's question and the
+	// model's text before the call included, as text for another agent.
 	Transcript string
 	// Call is the tool call being run.
 	Call Call

@@ -238,11 +238,16 @@ func (r *Relay) known() string {
 
 // DeniedOutput is what the asking model reads for an ask_agent call a
 // preAsk hook denied.
-func DeniedOutput(reason string) string { return "[ask denied by a hook: " + reason + "]" }
+func DeniedOutput(reason string) string { return "[" + DeniedError(reason) + "]" }
 
 // DeniedError is the failure of a denied /ask… command, and, in brackets
 // after "ask: ", of mm --ask.
-func DeniedError(reason string) string { return "ask denied by a hook: " + reason }
+func DeniedError(reason string) string {
+	if reason == "" {
+		return "ask denied by a hook"
+	}
+	return "ask denied by a hook: " + reason
+}
 
 // ReplacedNotice is shown after a displayed answer a postAsk hook replaced.
 func ReplacedNotice(agent string) string {

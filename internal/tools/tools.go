@@ -25,10 +25,11 @@ type Tool interface {
 // Names lists the built-in tools in their default order.
 var Names = []string{"bash", "read_file", "write_file", "edit_file"}
 
-// Builtin returns the tools named in names (nil or empty means all of them, in
-// the order of Names), each working in dir, the session's absolute directory.
+// Builtin returns the tools named in names (nil means all of them, in the
+// order of Names; an empty list, none), each working in dir, the session's
+// absolute directory.
 func Builtin(names []string, dir string) ([]Tool, error) {
-	if len(names) == 0 {
+	if names == nil {
 		names = Names
 	}
 	out := make([]Tool, 0, len(names))

@@ -51,7 +51,7 @@ func TestBuiltin(t *testing.T) {
 		err   string
 	}{
 		{"nil is all", nil, Names, ""},
-		{"empty is all", []string{}, Names, ""},
+		{"empty is none", []string{}, []string{}, ""},
 		{"subset in given order", []string{"edit_file", "bash"}, []string{"edit_file", "bash"}, ""},
 		{"unknown", []string{"bash", "grep"}, nil,
 			`unknown tool "grep" (want one of bash, read_file, write_file, edit_file)`},
