@@ -83,15 +83,14 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 								sel = append(sel, n)
 							}
 						}
-						m := "(every " + kind + ")"
-						if h.Matcher != nil {
-							m = h.Matcher.String()
-						}
-						if len(sel) == 0 {
-							parts = append(parts, "matcher "+m+" → selects nothing")
-							warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: matcher %s selects no known %s (%s)", e, i, m, kind, orNone(known)))
-						} else {
-							parts = append(parts, "matcher "+m+" → "+strings.Join(sel, ", "))
+						switch {
+						case h.Matcher == nil:
+							parts = append(parts, "every "+kind+" ("+strings.Join(sel, ", ")+")")
+						case len(sel) == 0:
+							parts = append(parts, "matcher "+h.Matcher.String()+" → selects nothing")
+							warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: matcher %s selects no known %s (%s)", e, i, h.Matcher, kind, orNone(known)))
+						default:
+							parts = append(parts, "matcher "+h.Matcher.String()+" → "+strings.Join(sel, ", "))
 						}
 					}
 					parts = append(parts, "timeout "+h.Timeout.String(), "onError "+string(h.OnError))
