@@ -8,6 +8,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,6 +52,20 @@ type Config struct {
 	// HooksLog is the audit file every hook run is appended to, absolute;
 	// "" for none.
 	HooksLog string
+	// MCPServers are the Model Context Protocol servers whose tools the
+	// agent gets, by name.
+	MCPServers map[string]MCPServer
+}
+
+// MCPServer is one MCP server: a command speaking over stdio, or the URL of
+// a streamable HTTP server.
+type MCPServer struct {
+	Command string
+	Args    []string
+	Env     map[string]string
+	Cwd     string // absolute; "" for the session's directory
+	URL     string
+	Headers map[string]string
 }
 
 // Error is a configuration mistake; its text is what the user reads,
@@ -77,7 +92,7 @@ func (c *Config) AgentNames() []string {
 	return names
 }
 
-var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog"}
+var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers"}
 
 // Load reads and validates the config file at path.
 func Load(path string) (*Config, error) {
@@ -171,6 +186,8 @@ func (c *Config) parse(data []byte) error {
 			set, err := parseHooks(v, c.Dir)
 			c.Hooks = set
 			return err
+		case "mcpServers":
+			return c.parseMCPServers(v)
 		case "hooksLog":
 			if err := decode(v, key, &c.HooksLog); err != nil {
 				return err
@@ -389,4 +406,68 @@ func parseTimeout(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("timeout: %q is not a duration (write e.g. 5s, 500ms or 1m)", s)
 	}
 	return d, nil
+}
+
+var (
+	mcpKeys    = []string{"command", "args", "env", "cwd", "url", "headers"}
+	serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+)
+
+func (c *Config) parseMCPServers(v *yaml.Node) error {
+	c.MCPServers = map[string]MCPServer{}
+	return eachKey(v, "mcpServers: ", nil, func(name string, sv *yaml.Node) error {
+		prefix := "mcpServers." + name
+		if !serverName.MatchString(name) {
+			return fmt.Errorf("mcpServers: server name %q must start with a letter or digit and hold only letters, digits, '-' and '_' (it prefixes its tools' names)", name)
+		}
+		var s MCPServer
+		err := eachKey(sv, prefix+": ", mcpKeys, func(key string, kv *yaml.Node) error {
+			switch key {
+			case "command":
+				return decode(kv, prefix+".command", &s.Command)
+			case "args":
+				return decode(kv, prefix+".args", &s.Args)
+			case "env":
+				return decodeMap(kv, prefix+".env", &s.Env)
+			case "cwd":
+				return decode(kv, prefix+".cwd", &s.Cwd)
+			case "url":
+				return decode(kv, prefix+".url", &s.URL)
+			case "headers":
+				return decodeMap(kv, prefix+".headers", &s.Headers)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		switch {
+		case (s.Command == "") == (s.URL == ""):
+			return fmt.Errorf("%s: give either command (a server over stdio) or url (a streamable HTTP server)", prefix)
+		case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != ""):
+			return fmt.Errorf("%s: args, env and cwd are for a command, not a url", prefix)
+		case s.Command != "" && len(s.Headers) > 0:
+			return fmt.Errorf("%s: headers are for a url, not a command", prefix)
+		}
+		if s.URL != "" {
+			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%s.url: want an http:// or https:// URL, got %q", prefix, s.URL)
+			}
+		}
+		if s.Cwd != "" && !filepath.IsAbs(s.Cwd) {
+			s.Cwd = filepath.Join(c.Dir, s.Cwd)
+		}
+		c.MCPServers[name] = s
+		return nil
+	})
+}
+
+func decodeMap(v *yaml.Node, key string, dst *map[string]string) error {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil
+	}
+	if err := v.Decode(dst); err != nil {
+		return fmt.Errorf("%s: line %d: want a mapping of names to strings", key, v.Line)
+	}
+	return nil
 }

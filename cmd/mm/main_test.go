@@ -72,9 +72,17 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("REPO", repo)
+			env.Setenv("NODE_MODULES", filepath.Join(repo, "cmd", "mm", npmDir))
 			// Nothing listens there unless the script starts the scripted model.
 			env.Setenv("LLMMAN_HOST", "127.0.0.1:9")
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "npm":
+				return npmInstalled()
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"mockmodel": cmdMockmodel,
@@ -186,4 +194,22 @@ func processAlive(pid int) bool {
 		return false
 	}
 	return s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// npmDir holds the real MCP servers and the ACP client library the scripts
+// drive, installed from npm by .ci/run (npm ci --prefix cmd/mm/testdata/npm).
+const npmDir = "testdata/npm/node_modules"
+
+// npmInstalled is the [npm] condition: scripts that need the npm packages
+// skip without them, unless MM_REQUIRE_NPM is set (as CI does), where their
+// absence is an error.
+func npmInstalled() (bool, error) {
+	_, err := os.Stat(filepath.Join(npmDir, "@modelcontextprotocol", "server-filesystem"))
+	if err == nil {
+		return true, nil
+	}
+	if os.Getenv("MM_REQUIRE_NPM") != "" {
+		return false, fmt.Errorf("the npm test packages are missing: run npm ci --prefix cmd/mm/testdata/npm")
+	}
+	return false, nil
 }

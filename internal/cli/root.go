@@ -15,6 +15,7 @@ import (
 	"mm/agentproc"
 	"mm/config"
 	"mm/hooks"
+	"mm/internal/mcptools"
 	"mm/internal/model"
 	"mm/internal/tools"
 	"mm/orchestrator"
@@ -119,6 +120,7 @@ type app struct {
 	supervisor *agentproc.Supervisor
 	relay      *relay.Relay
 	hooksLog   *hooks.Log
+	mcp        *mcptools.Servers
 }
 
 // close stops the asked agents' processes.
@@ -128,6 +130,9 @@ func (a *app) close() {
 	}
 	if a.hooksLog != nil {
 		a.hooksLog.Close()
+	}
+	if a.mcp != nil {
+		a.mcp.Close()
 	}
 }
 
@@ -172,6 +177,12 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 		ts[i] = t
 	}
 	a := &app{cfg: cfg, io: io, depth: depth}
+	if len(cfg.MCPServers) > 0 {
+		a.mcp = mcptools.Start(context.Background(), cfg.MCPServers, wd, Version, func(msg string) { fmt.Fprintln(io.Err, msg) })
+		for _, t := range a.mcp.Tools() {
+			ts = append(ts, t)
+		}
+	}
 	if len(cfg.MMConfigs) > 0 {
 		bin, _ := os.Executable()
 		a.supervisor = &agentproc.Supervisor{Bin: bin, Dir: wd, Stderr: io.Err}

@@ -1,0 +1,260 @@
+// Package mcptools gives an agent the tools of its Model Context Protocol
+// servers (the official Go SDK does the protocol). Servers start with the
+// session, in parallel, and stop with it; one that fails to start is a
+// warning and the session goes on without its tools. Each tool is offered
+// as "<server>_<tool>" — stable whatever other servers are configured, and
+// never in conflict with a built-in tool — and runs behind the same
+// middleware as the built-in ones (preToolCall, consent, postToolCall).
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sync/errgroup"
+
+	"mm/config"
+	"mm/internal/model"
+)
+
+// StartTimeout bounds a server's start and handshake, and listing its tools.
+const StartTimeout = 30 * time.Second
+
+// Servers are the running MCP servers of one agent.
+type Servers struct {
+	mu       sync.Mutex
+	sessions map[string]*mcp.ClientSession
+	tools    []*Tool
+}
+
+// Tool is one MCP tool, as the model is offered it.
+type Tool struct {
+	server  string
+	name    string // the server's own name for it
+	def     model.ToolDef
+	session *mcp.ClientSession
+}
+
+// Start starts every server of servers at once (commands run in dir unless
+// they give their own cwd) and lists their tools. A server that fails is
+// reported through warn and left out.
+func Start(ctx context.Context, servers map[string]config.MCPServer, dir, version string, warn func(string)) *Servers {
+	s := &Servers{sessions: map[string]*mcp.ClientSession{}}
+	names := make([]string, 0, len(servers))
+	for n := range servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	found := make([][]*Tool, len(names))
+	var g errgroup.Group
+	for i, name := range names {
+		g.Go(func() error {
+			ts, err := s.start(ctx, name, servers[name], dir, version)
+			if err != nil {
+				warn(fmt.Sprintf("mm: MCP server %q did not start: %v; going on without its tools", name, err))
+				return nil
+			}
+			found[i] = ts
+			return nil
+		})
+	}
+	g.Wait()
+	for _, ts := range found {
+		s.tools = append(s.tools, ts...)
+	}
+	return s
+}
+
+func (s *Servers) start(ctx context.Context, name string, cfg config.MCPServer, dir, version string) ([]*Tool, error) {
+	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	defer cancel()
+	var transport mcp.Transport
+	var stderr *headWriter
+	if cfg.Command != "" {
+		cmd := exec.Command(cfg.Command, cfg.Args...)
+		cmd.Dir = dir
+		if cfg.Cwd != "" {
+			cmd.Dir = cfg.Cwd
+		}
+		cmd.Env = os.Environ()
+		for k, v := range cfg.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		stderr = &headWriter{max: 300}
+		cmd.Stderr = stderr
+		// Its own process group, so a Ctrl-C in the terminal is mm's to
+		// handle; gone with mm whatever way mm goes.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+	} else {
+		transport = &mcp.StreamableClientTransport{
+			Endpoint:   cfg.URL,
+			HTTPClient: &http.Client{Transport: headerTransport(cfg.Headers)},
+			MaxRetries: -1,
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "mm", Version: version}, nil)
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return nil, withStderr(err, stderr)
+	}
+	var tools []*Tool
+	for t, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			session.Close()
+			return nil, withStderr(fmt.Errorf("list its tools: %w", err), stderr)
+		}
+		schema, err := json.Marshal(t.InputSchema)
+		if err != nil || string(schema) == "null" {
+			schema = []byte(`{"type":"object","properties":{}}`)
+		}
+		tools = append(tools, &Tool{
+			server: name, name: t.Name, session: session,
+			def: model.ToolDef{Name: ToolName(name, t.Name), Description: t.Description, Parameters: schema},
+		})
+	}
+	s.mu.Lock()
+	s.sessions[name] = session
+	s.mu.Unlock()
+	return tools, nil
+}
+
+// Tools are the tools of every server that started, by server then in the
+// server's order.
+func (s *Servers) Tools() []*Tool { return s.tools }
+
+// Close stops every server.
+func (s *Servers) Close() {
+	s.mu.Lock()
+	sessions := s.sessions
+	s.sessions = nil
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, cs := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs.Close()
+		}()
+	}
+	wg.Wait()
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// ToolName is the name the model gets for a server's tool:
+// "<server>_<tool>", with characters the chat wire refuses in a function
+// name replaced by "_", at most 64 characters.
+func ToolName(server, tool string) string {
+	n := unsafeName.ReplaceAllString(server+"_"+tool, "_")
+	if len(n) > 64 {
+		n = n[:64]
+	}
+	return n
+}
+
+// Def is the tool as offered to the model, with the server's JSON Schema.
+func (t *Tool) Def() model.ToolDef { return t.def }
+
+// Run calls the tool. What the model reads: the text content, or the whole
+// content as JSON when the tool returns something other than text; a
+// failure is an output starting with "error: ".
+func (t *Tool) Run(ctx context.Context, input json.RawMessage) string {
+	var args any = map[string]any{}
+	if len(input) > 0 && string(input) != "null" {
+		if err := json.Unmarshal(input, &args); err != nil {
+			return "error: invalid arguments: " + err.Error()
+		}
+	}
+	res, err := t.session.CallTool(ctx, &mcp.CallToolParams{Name: t.name, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "error: cancelled"
+		}
+		if errors.Is(err, mcp.ErrConnectionClosed) {
+			return fmt.Sprintf("error: MCP server %q is not running any more (its connection closed)", t.server)
+		}
+		return fmt.Sprintf("error: MCP server %q: %v", t.server, err)
+	}
+	out := Output(res)
+	if res.IsError {
+		return "error: " + out
+	}
+	return out
+}
+
+// Output renders a tool result as the model reads it.
+func Output(res *mcp.CallToolResult) string {
+	var texts []string
+	allText := true
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		} else {
+			allText = false
+		}
+	}
+	if allText && len(res.Content) > 0 {
+		return strings.Join(texts, "\n")
+	}
+	var v any = res.Content
+	if len(res.Content) == 0 {
+		v = res.StructuredContent
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "error: unreadable result: " + err.Error()
+	}
+	return string(b)
+}
+
+// headWriter keeps the first bytes written to it: a server's stderr, quoted
+// when it fails to start.
+type headWriter struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
+}
+
+func (w *headWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if room := w.max - len(w.b); room > 0 {
+		w.b = append(w.b, p[:min(len(p), room)]...)
+	}
+	return len(p), nil
+}
+
+func withStderr(err error, h *headWriter) error {
+	if h == nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := strings.Join(strings.Fields(string(h.b)), " "); s != "" {
+		return fmt.Errorf("%v (its stderr: %s)", err, s)
+	}
+	return err
+}
+
+type headerTransport map[string]string
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
