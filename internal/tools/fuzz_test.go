@@ -24,7 +24,7 @@ func FuzzArgs(f *testing.F) {
 	f.Add(uint8(1), []byte(`{"path":"note.txt"}`))
 	f.Add(uint8(3), []byte(`{"path":"note.txt","old":"milk","new":"bread"}`))
 	f.Fuzz(func(t *testing.T, which uint8, input []byte) {
-		name := Names[int(which)%len(Names)]
+		name := fuzzed[int(which)%len(fuzzed)]
 		dir := t.TempDir()
 		seedFiles(t, dir)
 		tool, err := Builtin([]string{name}, dir)
@@ -133,6 +133,11 @@ func FuzzArgs(f *testing.F) {
 		}
 	})
 }
+
+// fuzzed are the tools FuzzArgs knows how to run harmlessly, in the order
+// the seeds' first value counts them; a tool added to Names is not fuzzed
+// until this test learns how to confine it.
+var fuzzed = []string{"bash", "read_file", "write_file", "edit_file"}
 
 // seedFiles puts in dir the files the seeds name: text, a repeated line, a
 // binary file and a directory.
