@@ -37,6 +37,9 @@ const (
 // client to put the question to.
 var ErrNoOneToAsk = errors.New("no one to ask for consent")
 
+// ErrEmptyReply ends a turn whose model answered nothing at all.
+var ErrEmptyReply = errors.New("the model's reply was empty (no text and no tool calls)")
+
 // ErrMaxSteps ends a turn whose model was still calling tools after
 // maxSteps model calls.
 var ErrMaxSteps = errors.New("maxSteps reached")

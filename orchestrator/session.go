@@ -120,6 +120,9 @@ func (t *turn) loop(ctx context.Context) error {
 			return err
 		}
 		msg := model.Message{Role: "assistant", Content: reply.Content}
+		if reply.Content == "" && len(reply.ToolCalls) == 0 {
+			return ErrEmptyReply
+		}
 		if len(reply.ToolCalls) == 0 {
 			t.s.History = append(t.s.History, msg)
 			t.res.Answer = reply.Content
@@ -133,6 +136,13 @@ func (t *turn) loop(ctx context.Context) error {
 			c.Type = "function"
 			if c.ID == "" {
 				c.ID = fmt.Sprintf("call_%d_%d", step+1, i+1)
+			}
+			reply.ToolCalls[i].ID = c.ID
+			if !jsonObject(c.Function.Arguments) {
+				// The tool tells the model what was wrong; the history keeps a
+				// call every server accepts again (Ollama rejects the whole
+				// request when a past call's arguments are not an object).
+				c.Function.Arguments = "{}"
 			}
 			msg.ToolCalls[i] = c
 		}
@@ -269,6 +279,12 @@ func (a *Agent) tool(name string) Tool {
 		}
 	}
 	return nil
+}
+
+// jsonObject reports whether s is a JSON object.
+func jsonObject(s string) bool {
+	var v map[string]json.RawMessage
+	return json.Unmarshal([]byte(s), &v) == nil && v != nil
 }
 
 // argsValue is the tool call's arguments as a JSON value: the model's text
