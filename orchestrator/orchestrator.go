@@ -37,8 +37,10 @@ const (
 // client to put the question to.
 var ErrNoOneToAsk = errors.New("no one to ask for consent")
 
-// ErrEmptyReply ends a turn whose model answered nothing at all.
-var ErrEmptyReply = errors.New("the model's reply was empty (no text and no tool calls)")
+// EmptyReply is what front ends tell the user when the model's last reply
+// held nothing: not an error (the answer is empty, as hooks see it), but
+// never silent.
+const EmptyReply = "the model's reply was empty (no text and no tool calls)"
 
 // ErrMaxSteps ends a turn whose model was still calling tools after
 // maxSteps model calls.
@@ -119,6 +121,8 @@ type TurnResult struct {
 	Answer string
 	// Stopped: a preGeneration hook stopped the turn before the model.
 	Stopped bool
+	// Empty: the model's last reply had no text and no tool call.
+	Empty bool
 	// Ran lists the tool calls that ran, in the order they started.
 	Ran []Call
 	// HookRuns lists every hook run of the turn in the order they ended,

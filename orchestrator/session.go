@@ -121,7 +121,7 @@ func (t *turn) loop(ctx context.Context) error {
 		}
 		msg := model.Message{Role: "assistant", Content: reply.Content}
 		if reply.Content == "" && len(reply.ToolCalls) == 0 {
-			return ErrEmptyReply
+			t.res.Empty = true
 		}
 		if len(reply.ToolCalls) == 0 {
 			t.s.History = append(t.s.History, msg)

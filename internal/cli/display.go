@@ -15,6 +15,7 @@ import (
 // What an asked agent shows comes labelled "[<agent>] ".
 type display struct {
 	out   io.Writer
+	err   io.Writer // for notices that are not the product (nil: none)
 	color bool
 	cfg   *config.Config
 	// mid: the cursor is not at the start of a line; answering: the
@@ -24,7 +25,7 @@ type display struct {
 }
 
 func newDisplay(io *IOStreams, cfg *config.Config) *display {
-	return &display{out: io.Out, color: io.Color, cfg: cfg}
+	return &display{out: io.Out, err: io.Err, color: io.Color, cfg: cfg}
 }
 
 // show is the orchestrator's show callback; it is called one event at a time.
@@ -83,6 +84,9 @@ func (d *display) dim(s string) string {
 func (d *display) footer(res orchestrator.TurnResult) {
 	d.endLine()
 	d.answering = false
+	if res.Empty && d.err != nil {
+		fmt.Fprintln(d.err, "mm: "+orchestrator.EmptyReply)
+	}
 	if res.Err != nil && !res.Cancelled() && res.Answer == "" && len(res.Ran) == 0 && len(res.HookRuns) == 0 {
 		return // nothing happened: the error line says it all
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 
+	"mm/internal/frontend"
 	"mm/orchestrator"
 )
 
@@ -62,11 +63,11 @@ func askHelp(agents []string) string {
 // lineMode is the interactive session: one prompt per line, from the
 // terminal or a pipe, until /exit or end of input.
 func (a *app) lineMode(ctx context.Context) error {
-	fmt.Fprintln(a.io.Out, a.banner())
+	fmt.Fprintln(a.io.Out, a.Banner)
 	lines := newLineReader(a.io.In)
 	lines.tty = a.io.InTTY
-	a.setConsent(&lineConsent{lines: lines, out: a.io.Out})
-	session := orchestrator.NewSession(a.agent)
+	a.SetConsent(&lineConsent{lines: lines, out: a.io.Out})
+	session := orchestrator.NewSession(a.Agent)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -94,12 +95,12 @@ func (a *app) lineMode(ctx context.Context) error {
 			return nil
 		case line == "/help":
 			fmt.Fprintln(a.io.Out, helpText)
-			if a.relay != nil {
-				fmt.Fprintln(a.io.Out, askHelp(a.cfg.AgentNames()))
+			if a.Relay != nil {
+				fmt.Fprintln(a.io.Out, askHelp(a.Config.AgentNames()))
 			}
 			continue
 		case strings.HasPrefix(line, "/ask"):
-			if _, _, _, ok := askCommand(line); ok {
+			if _, _, _, ok := frontend.ParseAsk(line); ok {
 				a.askLine(ctx, session, line, sigs)
 				continue
 			}
@@ -128,7 +129,7 @@ func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, 
 		case <-done:
 		}
 	}()
-	d := newDisplay(a.io, a.cfg)
+	d := newDisplay(a.io, a.Config)
 	res := s.Generate(tctx, prompt, d.show)
 	d.footer(res)
 	if res.Err != nil {

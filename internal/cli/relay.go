@@ -14,6 +14,7 @@ import (
 
 	"mm/agentproc"
 	"mm/config"
+	"mm/internal/frontend"
 	"mm/hooks"
 	"mm/orchestrator"
 	"mm/relay"
@@ -27,7 +28,7 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 	if o.askWithContext != "" {
 		name, withContext = o.askWithContext, true
 	}
-	if a.relay == nil {
+	if a.Relay == nil {
 		return &exitError{exitFailure, fmt.Sprintf("[ask: unknown agent %q (this agent has no mmConfigs)]", name)}
 	}
 	transcript := ""
@@ -39,15 +40,15 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 		transcript = strings.TrimRight(string(b), "\n")
 	}
 	if a.io.InTTY {
-		a.setConsent(&lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err})
+		a.SetConsent(&lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err})
 	}
 	ctx, stop := signalContext(ctx)
 	defer stop()
 
-	hold := len(a.cfg.Hooks[hooks.PostAsk]) > 0
-	errDisplay := &display{out: a.io.Err, color: false, cfg: a.cfg}
+	hold := len(a.Config.Hooks[hooks.PostAsk]) > 0
+	errDisplay := &display{out: a.io.Err, color: false, cfg: a.Config}
 	streamed := false
-	res := a.relay.Ask(ctx, relay.Request{
+	res := a.Relay.Ask(ctx, relay.Request{
 		Agent: name, Question: o.args[0], WithContext: withContext, Transcript: transcript, Via: relay.ViaCLI,
 		Show: func(ev orchestrator.Event) {
 			if !hold && ev.Kind == orchestrator.Text && ev.Agent == name {
@@ -111,38 +112,12 @@ func newTTYLines(r io.Reader) *lineReader {
 	return l
 }
 
-// askCommand parses /ask <name> <question>, /ask-<name> <question> and
-// /ask-with-context-<name> <question>; ok is false for other lines.
-func askCommand(line string) (name, question string, withContext, ok bool) {
-	cmd, rest, _ := strings.Cut(line, " ")
-	rest = strings.TrimSpace(rest)
-	switch {
-	case cmd == "/ask":
-		name, question, _ = strings.Cut(rest, " ")
-		return name, strings.TrimSpace(question), false, true
-	case strings.HasPrefix(cmd, "/ask-with-context-"):
-		return strings.TrimPrefix(cmd, "/ask-with-context-"), rest, true, true
-	case strings.HasPrefix(cmd, "/ask-"):
-		return strings.TrimPrefix(cmd, "/ask-"), rest, false, true
-	}
-	return "", "", false, false
-}
-
 // askLine runs an /ask… command of line mode (via: command): the asked
 // agent's answer streams labelled; the exchange enters the history as the
 // question sent and "[<agent>'s answer]"; a denied or failed relay leaves
 // the history unchanged. Its hook runs are not listed (they run outside a
 // turn).
 func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string, sigs chan os.Signal) {
-	name, question, withContext, _ := askCommand(line)
-	if a.relay == nil {
-		fmt.Fprintln(a.io.Err, "mm: this agent has no mmConfigs to ask")
-		return
-	}
-	if name == "" || question == "" {
-		fmt.Fprintln(a.io.Err, "mm: usage: /ask <agent> <question>, /ask-<agent> <question> or /ask-with-context-<agent> <question>")
-		return
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
@@ -154,22 +129,19 @@ func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string,
 		case <-done:
 		}
 	}()
-	d := newDisplay(a.io, a.cfg)
-	req := relay.Request{Agent: name, Question: question, WithContext: withContext, Via: relay.ViaCommand, Show: d.show}
-	if withContext {
-		req.Transcript = s.Transcript()
-	}
-	res := a.relay.Ask(ctx, req)
+	d := newDisplay(a.io, a.Config)
+	res, err := a.App.Ask(ctx, s, line, d.show)
 	d.endLine()
+	name, _, _, _ := frontend.ParseAsk(line)
 	switch {
+	case err != nil:
+		fmt.Fprintln(a.io.Err, "mm: "+err.Error())
 	case res.Denied:
 		fmt.Fprintln(a.io.Err, relay.DeniedError(res.Reason))
 	case res.Status == relay.Cancelled:
 		fmt.Fprintln(a.io.Err, "mm: ask cancelled")
 	case res.Err != nil:
 		fmt.Fprintln(a.io.Err, "mm: ask "+name+": "+res.Err.Error())
-	default:
-		s.AddExchange(name, res.Sent, res.Answer)
 	}
 }
 
@@ -204,7 +176,7 @@ func newCmdServeAgent(ios *IOStreams, opts *rootOptions) *cobra.Command {
 type servedAgent struct{ app *app }
 
 func (s *servedAgent) Ask(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse {
-	agent := *s.app.agent
+	agent := *s.app.Agent
 	agent.Consent = consent
 	res := orchestrator.NewSession(&agent).Generate(ctx, prompt, show)
 	switch {

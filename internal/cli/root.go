@@ -15,6 +15,7 @@ import (
 	"mm/agentproc"
 	"mm/config"
 	"mm/hooks"
+	"mm/internal/frontend"
 	"mm/internal/mcptools"
 	"mm/internal/model"
 	"mm/internal/tools"
@@ -110,15 +111,14 @@ func (o *rootOptions) loadConfig() (*config.Config, error) {
 	return cfg, nil
 }
 
-// app is one agent as the front ends drive it.
+// app is one agent as the front ends drive it, with what this process
+// owns for it: the asked agents' processes, the audit log, MCP servers.
 type app struct {
-	cfg   *config.Config
+	*frontend.App
 	io    *IOStreams
-	agent *orchestrator.Agent
 	depth int
-	// The asked agents of mmConfigs, when there are any.
+
 	supervisor *agentproc.Supervisor
-	relay      *relay.Relay
 	hooksLog   *hooks.Log
 	mcp        *mcptools.Servers
 }
@@ -133,15 +133,6 @@ func (a *app) close() {
 	}
 	if a.mcp != nil {
 		a.mcp.Close()
-	}
-}
-
-// setConsent is how the front end asks a person, for the agent's own tool
-// calls and for the asked agents' ones.
-func (a *app) setConsent(c orchestrator.Consent) {
-	a.agent.Consent = c
-	if a.relay != nil {
-		a.relay.Consent = c
 	}
 }
 
@@ -176,7 +167,7 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 	for i, t := range builtin {
 		ts[i] = t
 	}
-	a := &app{cfg: cfg, io: io, depth: depth}
+	a := &app{App: &frontend.App{Config: cfg, Dir: wd}, io: io, depth: depth}
 	if len(cfg.MCPServers) > 0 {
 		a.mcp = mcptools.Start(context.Background(), cfg.MCPServers, wd, Version, func(msg string) { fmt.Fprintln(io.Err, msg) })
 		for _, t := range a.mcp.Tools() {
@@ -186,13 +177,15 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 	if len(cfg.MMConfigs) > 0 {
 		bin, _ := os.Executable()
 		a.supervisor = &agentproc.Supervisor{Bin: bin, Dir: wd, Stderr: io.Err}
-		a.relay = &relay.Relay{
+		a.Relay = &relay.Relay{
 			Agents: cfg.MMConfigs, Asker: a.supervisor,
 			Depth: depth, MaxDepth: cfg.MaxAskDepth,
 		}
-		ts = append(ts, &relay.Tool{Relay: a.relay})
+		ts = append(ts, &relay.Tool{Relay: a.Relay})
 	}
-	a.agent = &orchestrator.Agent{
+	a.Banner = banner(cfg)
+	a.OpenSession = func(string) (*orchestrator.Session, error) { return orchestrator.NewSession(a.Agent), nil }
+	a.Agent = &orchestrator.Agent{
 		Model:    &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint},
 		ModelRef: cfg.Model,
 		Name:     ep.Model,
@@ -203,8 +196,8 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 		Parallel: 8,
 		Hooks:    &hooks.Runner{Hooks: cfg.Hooks, Cwd: wd, Model: cfg.Model, Depth: depth},
 	}
-	if a.relay != nil {
-		a.relay.Hooks = a.agent.Hooks
+	if a.Relay != nil {
+		a.Relay.Hooks = a.Agent.Hooks
 	}
 	if cfg.HooksLog != "" {
 		log, err := hooks.OpenLog(cfg.HooksLog)
@@ -213,26 +206,13 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 		}
 		a.hooksLog = log
 		var once sync.Once
-		a.agent.Hooks.Observe = func(run hooks.Run) {
+		a.Agent.Hooks.Observe = func(run hooks.Run) {
 			if err := log.Write(run, depth); err != nil {
 				once.Do(func() { fmt.Fprintln(io.Err, "mm: hooksLog: "+err.Error()) })
 			}
 		}
 	}
 	return a, nil
-}
-
-// banner is the start-up line of line mode and the window.
-func (a *app) banner() string {
-	path := a.cfg.Path
-	if path == "" {
-		path = "none (built-in defaults)"
-	}
-	yolo := "off"
-	if a.cfg.Yolo {
-		yolo = "on"
-	}
-	return fmt.Sprintf("mm %s | config: %s | model: %s | yolo: %s%s", Version, path, a.cfg.Model, yolo, a.cfg.Hooks.BannerSuffix())
 }
 
 // once is -p: one turn, then exit (1 when it failed, 130 when interrupted).
@@ -252,10 +232,10 @@ func (a *app) once(ctx context.Context, prompt string) error {
 	if a.io.InTTY {
 		lines := newLineReader(a.io.In)
 		lines.tty = true
-		a.setConsent(&lineConsent{lines: lines, out: a.io.Out})
+		a.SetConsent(&lineConsent{lines: lines, out: a.io.Out})
 	}
-	d := newDisplay(a.io, a.cfg)
-	res := orchestrator.NewSession(a.agent).Generate(ctx, prompt, d.show)
+	d := newDisplay(a.io, a.Config)
+	res := orchestrator.NewSession(a.Agent).Generate(ctx, prompt, d.show)
 	d.footer(res)
 	return turnError(res)
 }
@@ -271,4 +251,17 @@ func turnError(res orchestrator.TurnResult) error {
 		return &exitError{exitFailure, "mm: " + res.Err.Error()}
 	}
 	return &exitError{exitFailure, res.Err.Error()}
+}
+
+// banner is the start-up line of line mode and the window.
+func banner(cfg *config.Config) string {
+	path := cfg.Path
+	if path == "" {
+		path = "none (built-in defaults)"
+	}
+	yolo := "off"
+	if cfg.Yolo {
+		yolo = "on"
+	}
+	return fmt.Sprintf("mm %s | config: %s | model: %s | yolo: %s%s", Version, path, cfg.Model, yolo, cfg.Hooks.BannerSuffix())
 }

@@ -1,0 +1,87 @@
+// Package frontend is what every front end (line mode, -p, the window, the
+// editor) gets of an agent: the agent, its relays, its config and how to
+// open a session. Front ends show a turn; they never run hooks or relays
+// themselves — those sit behind orchestrator and relay.
+package frontend
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"mm/config"
+	"mm/orchestrator"
+	"mm/relay"
+)
+
+// App is one agent as a front end drives it.
+type App struct {
+	Config *config.Config
+	Agent  *orchestrator.Agent
+	// Relay is nil when the config has no mmConfigs.
+	Relay *relay.Relay
+	// Banner is the start-up line (line mode and the window).
+	Banner string
+	// Dir is the session's directory.
+	Dir string
+	// OpenSession starts a session whose history is kept in the session
+	// file at path (loaded if it exists); "" keeps it in memory only.
+	OpenSession func(path string) (*orchestrator.Session, error)
+}
+
+// SetConsent makes c the way the agent, and the agents it asks, put
+// consent questions to a person.
+func (a *App) SetConsent(c orchestrator.Consent) {
+	a.Agent.Consent = c
+	if a.Relay != nil {
+		a.Relay.Consent = c
+	}
+}
+
+// ParseAsk parses /ask <name> <question>, /ask-<name> <question> and
+// /ask-with-context-<name> <question>; ok is false for other lines.
+func ParseAsk(line string) (name, question string, withContext, ok bool) {
+	cmd, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+	rest = strings.TrimSpace(rest)
+	switch {
+	case cmd == "/ask":
+		name, question, _ = strings.Cut(rest, " ")
+		return name, strings.TrimSpace(question), false, true
+	case strings.HasPrefix(cmd, "/ask-with-context-"):
+		return strings.TrimPrefix(cmd, "/ask-with-context-"), rest, true, true
+	case strings.HasPrefix(cmd, "/ask-"):
+		return strings.TrimPrefix(cmd, "/ask-"), rest, false, true
+	}
+	return "", "", false, false
+}
+
+// Errors of an /ask… command that could not run.
+var (
+	ErrNoAgents = errors.New("this agent has no mmConfigs to ask")
+	ErrAskUsage = errors.New("usage: /ask <agent> <question>, /ask-<agent> <question> or /ask-with-context-<agent> <question>")
+)
+
+// Ask runs an /ask… command line (via: command) in session s: the asked
+// agent's events go to show as they happen; the exchange enters the
+// history as the question sent, then "[<agent>'s answer]" with the answer;
+// a denied or failed relay leaves the history unchanged. The caller says
+// what went wrong from the result: Denied (print relay.DeniedError),
+// Status Cancelled, or Err.
+func (a *App) Ask(ctx context.Context, s *orchestrator.Session, line string, show func(orchestrator.Event)) (relay.Result, error) {
+	name, question, withContext, _ := ParseAsk(line)
+	if a.Relay == nil {
+		return relay.Result{}, ErrNoAgents
+	}
+	if name == "" || question == "" {
+		return relay.Result{}, ErrAskUsage
+	}
+	req := relay.Request{Agent: name, Question: question, WithContext: withContext, Via: relay.ViaCommand, Show: show}
+	if withContext {
+		req.Transcript = s.Transcript()
+	}
+	res := a.Relay.Ask(ctx, req)
+	if !res.Denied && res.Err == nil && res.Status == relay.Answered {
+		s.AddExchange(name, res.Sent, res.Answer)
+	}
+	return res, nil
+}

@@ -1,0 +1,179 @@
+// Package sessionfile keeps a session's history in a JSON Lines file, so a
+// session can be resumed and a reader can trust what it shows: the messages
+// as the model read them (a stopped prompt as its marker, tool calls as the
+// model wrote them), turn by turn, and the compressions that replaced older
+// turns by a summary.
+//
+// A turn is written as its records followed by an end record, in one
+// write, then synced. Loading keeps only the turns that have their end
+// record, so a crash in the middle of a write loses at most the turn in
+// flight and never makes earlier lines unreadable.
+package sessionfile
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"mm/internal/model"
+)
+
+// Record is one line of a session file.
+type Record struct {
+	Type string `json:"type"` // "message", "compact" or "end"
+	Turn int    `json:"turn"`
+	Time string `json:"time,omitempty"` // on "end"
+	// Message, for "message".
+	Message *model.Message `json:"message,omitempty"`
+	// For "compact": the summary that replaced the conversation before the
+	// last Kept messages.
+	Summary string `json:"summary,omitempty"`
+	Kept    int    `json:"kept,omitempty"`
+}
+
+// File is an open session file.
+type File struct {
+	mu   sync.Mutex
+	f    *os.File
+	turn int
+}
+
+// Open opens (creating it if need be) the session file at path and returns
+// the history it holds.
+func Open(path string) (*File, []model.Message, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	history, turn, end, err := read(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// Drop what an interrupted write left after the last complete turn, so
+	// the next turn starts on a line of its own.
+	if st, err := f.Stat(); err == nil && st.Size() > end {
+		if err := f.Truncate(end); err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return &File{f: f, turn: turn}, history, nil
+}
+
+// Load reads the history of the session file at path without keeping it
+// open (mm --ask-with-context --session, session/load).
+func Load(path string) ([]model.Message, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, _, _, err := read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}
+
+// read replays the complete turns of a session file; end is the offset
+// just after the last one.
+func read(r io.Reader) (history []model.Message, lastTurn int, end int64, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var pending []Record
+	var offset int64
+	for {
+		line, err := br.ReadBytes('\n')
+		offset += int64(len(line))
+		if errors.Is(err, io.EOF) {
+			// A last line without its newline is a write cut short: the
+			// turn in flight, dropped with the rest of its turn.
+			return history, lastTurn, end, nil
+		}
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var rec Record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			pending = nil // the remains of an interrupted turn
+			continue
+		}
+		if rec.Type != "end" {
+			pending = append(pending, rec)
+			continue
+		}
+		for _, p := range pending {
+			if p.Turn != rec.Turn {
+				continue
+			}
+			switch p.Type {
+			case "message":
+				if p.Message != nil {
+					history = append(history, *p.Message)
+				}
+			case "compact":
+				history = Compacted(p.Summary, history, p.Kept)
+			}
+		}
+		pending, lastTurn, end = nil, rec.Turn, offset
+	}
+}
+
+// SummaryMarker introduces the summary that replaced older turns.
+const SummaryMarker = "[summary of the earlier conversation]"
+
+// Compacted is history with all but its last kept messages replaced by one
+// message holding the summary.
+func Compacted(summary string, history []model.Message, kept int) []model.Message {
+	kept = min(max(kept, 0), len(history))
+	out := []model.Message{{Role: "user", Content: SummaryMarker + "\n" + summary}}
+	return append(out, history[len(history)-kept:]...)
+}
+
+// AppendTurn records the messages one turn added.
+func (f *File) AppendTurn(msgs []model.Message) error {
+	recs := make([]Record, len(msgs))
+	for i := range msgs {
+		recs[i] = Record{Type: "message", Message: &msgs[i]}
+	}
+	return f.write(recs)
+}
+
+// AppendCompaction records that the conversation before the last kept
+// messages was replaced by summary.
+func (f *File) AppendCompaction(summary string, kept int) error {
+	return f.write([]Record{{Type: "compact", Summary: summary, Kept: kept}})
+}
+
+func (f *File) write(recs []Record) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.turn++
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, r := range recs {
+		r.Turn = f.turn
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	enc.Encode(Record{Type: "end", Turn: f.turn, Time: time.Now().UTC().Format(time.RFC3339)})
+	if _, err := f.f.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return f.f.Sync()
+}
+
+// Close closes the file.
+func (f *File) Close() error { return f.f.Close() }
