@@ -123,6 +123,8 @@ type TurnResult struct {
 	Stopped bool
 	// Empty: the model's last reply had no text and no tool call.
 	Empty bool
+	// SaveErr: the turn could not be written to the session's Store.
+	SaveErr error
 	// Ran lists the tool calls that ran, in the order they started.
 	Ran []Call
 	// HookRuns lists every hook run of the turn in the order they ended,

@@ -22,8 +22,17 @@ type Session struct {
 	// reference's tables say it is kept: a stopped prompt as its marker,
 	// tool calls as the model wrote them.
 	History []model.Message
+	// Store, when set, keeps the history (a session file): each turn's
+	// messages are appended when the turn ends, however it ends.
+	Store Store
 
 	mu sync.Mutex
+}
+
+// Store keeps a session's history.
+type Store interface {
+	AppendTurn(msgs []model.Message) error
+	AppendCompaction(summary string, kept int) error
 }
 
 // NewSession starts an empty conversation with agent.
@@ -47,7 +56,7 @@ type turn struct {
 // (called from one goroutine at a time). The order is the reference's:
 // preGeneration, then the model ⇄ tool loop, then postGeneration, which runs
 // however the turn ended, cancelled included.
-func (s *Session) Generate(ctx context.Context, prompt string, show func(Event)) TurnResult {
+func (s *Session) Generate(ctx context.Context, prompt string, show func(Event)) (res TurnResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if show == nil {
@@ -55,6 +64,12 @@ func (s *Session) Generate(ctx context.Context, prompt string, show func(Event))
 	}
 	t := &turn{s: s, show: show}
 	a := s.Agent
+	before := len(s.History)
+	defer func() {
+		if s.Store != nil && len(s.History) > before {
+			res.SaveErr = s.Store.AppendTurn(s.History[before:])
+		}
+	}()
 
 	pre := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PreGeneration, Prompt: prompt}, "")
 	t.hookRuns(pre.Runs)
@@ -367,12 +382,18 @@ func (s *Session) Transcript() string {
 // AddExchange records a relay the user ran outside a turn (/ask…): the
 // question as it was sent, then the message "[<agent>'s answer]" with the
 // answer, as the reference's postAsk table says.
-func (s *Session) AddExchange(agent, question, answer string) {
+func (s *Session) AddExchange(agent, question, answer string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.History = append(s.History,
-		model.Message{Role: "user", Content: question},
-		model.Message{Role: "assistant", Content: AnswerMessage(agent, answer)})
+	msgs := []model.Message{
+		{Role: "user", Content: question},
+		{Role: "assistant", Content: AnswerMessage(agent, answer)},
+	}
+	s.History = append(s.History, msgs...)
+	if s.Store != nil {
+		return s.Store.AppendTurn(msgs)
+	}
+	return nil
 }
 
 // AnswerMessage is the history message of an /ask… exchange.

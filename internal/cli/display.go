@@ -84,8 +84,11 @@ func (d *display) dim(s string) string {
 func (d *display) footer(res orchestrator.TurnResult) {
 	d.endLine()
 	d.answering = false
-	if res.Empty && d.err != nil {
+	if d.err != nil && res.Empty {
 		fmt.Fprintln(d.err, "mm: "+orchestrator.EmptyReply)
+	}
+	if d.err != nil && res.SaveErr != nil {
+		fmt.Fprintln(d.err, "mm: session file: "+res.SaveErr.Error())
 	}
 	if res.Err != nil && !res.Cancelled() && res.Answer == "" && len(res.Ran) == 0 && len(res.HookRuns) == 0 {
 		return // nothing happened: the error line says it all

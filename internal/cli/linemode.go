@@ -67,7 +67,10 @@ func (a *app) lineMode(ctx context.Context) error {
 	lines := newLineReader(a.io.In)
 	lines.tty = a.io.InTTY
 	a.SetConsent(&lineConsent{lines: lines, out: a.io.Out})
-	session := orchestrator.NewSession(a.Agent)
+	session, err := a.OpenSession(a.sessionPath)
+	if err != nil {
+		return &exitError{exitFailure, "mm: " + err.Error()}
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)

@@ -14,8 +14,9 @@ import (
 
 	"mm/agentproc"
 	"mm/config"
-	"mm/internal/frontend"
 	"mm/hooks"
+	"mm/internal/frontend"
+	"mm/internal/sessionfile"
 	"mm/orchestrator"
 	"mm/relay"
 )
@@ -32,7 +33,13 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 		return &exitError{exitFailure, fmt.Sprintf("[ask: unknown agent %q (this agent has no mmConfigs)]", name)}
 	}
 	transcript := ""
-	if withContext && !a.io.InTTY {
+	if withContext && o.session != "" {
+		history, err := sessionfile.Load(o.session)
+		if err != nil {
+			return &exitError{exitFailure, "[ask: session file: " + err.Error() + "]"}
+		}
+		transcript = orchestrator.Transcript(history)
+	} else if withContext && !a.io.InTTY {
 		b, err := io.ReadAll(a.io.In)
 		if err != nil {
 			return fmt.Errorf("read the conversation from stdin: %w", err)

@@ -18,6 +18,7 @@ import (
 	"mm/internal/frontend"
 	"mm/internal/mcptools"
 	"mm/internal/model"
+	"mm/internal/sessionfile"
 	"mm/internal/tools"
 	"mm/orchestrator"
 	"mm/relay"
@@ -35,6 +36,7 @@ type rootOptions struct {
 	tui, acp   bool
 	// --ask and --ask-with-context name the agent; args[0] is the question.
 	ask, askWithContext string
+	session             string // --session FILE
 }
 
 func (o *rootOptions) run(ctx context.Context) error {
@@ -59,6 +61,7 @@ func (o *rootOptions) run(ctx context.Context) error {
 		return err
 	}
 	defer app.close()
+	app.sessionPath = o.session
 	if o.ask != "" || o.askWithContext != "" {
 		return app.askCLI(ctx, o)
 	}
@@ -117,10 +120,29 @@ type app struct {
 	*frontend.App
 	io    *IOStreams
 	depth int
+	// sessionPath is --session: the session file line mode and -p use.
+	sessionPath string
 
 	supervisor *agentproc.Supervisor
 	hooksLog   *hooks.Log
 	mcp        *mcptools.Servers
+	files      []*sessionfile.File
+}
+
+// openSession starts a session kept in the session file at path (loaded
+// when it exists); "" keeps it in memory.
+func (a *app) openSession(path string) (*orchestrator.Session, error) {
+	s := orchestrator.NewSession(a.Agent)
+	if path == "" {
+		return s, nil
+	}
+	f, history, err := sessionfile.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("session file: %w", err)
+	}
+	a.files = append(a.files, f)
+	s.History, s.Store = history, f
+	return s, nil
 }
 
 // close stops the asked agents' processes.
@@ -133,6 +155,9 @@ func (a *app) close() {
 	}
 	if a.mcp != nil {
 		a.mcp.Close()
+	}
+	for _, f := range a.files {
+		f.Close()
 	}
 }
 
@@ -184,7 +209,7 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 		ts = append(ts, &relay.Tool{Relay: a.Relay})
 	}
 	a.Banner = banner(cfg)
-	a.OpenSession = func(string) (*orchestrator.Session, error) { return orchestrator.NewSession(a.Agent), nil }
+	a.OpenSession = a.openSession
 	a.Agent = &orchestrator.Agent{
 		Model:    &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint},
 		ModelRef: cfg.Model,
@@ -234,8 +259,12 @@ func (a *app) once(ctx context.Context, prompt string) error {
 		lines.tty = true
 		a.SetConsent(&lineConsent{lines: lines, out: a.io.Out})
 	}
+	s, err := a.OpenSession(a.sessionPath)
+	if err != nil {
+		return &exitError{exitFailure, "mm: " + err.Error()}
+	}
 	d := newDisplay(a.io, a.Config)
-	res := orchestrator.NewSession(a.Agent).Generate(ctx, prompt, d.show)
+	res := s.Generate(ctx, prompt, d.show)
 	d.footer(res)
 	return turnError(res)
 }

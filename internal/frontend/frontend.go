@@ -7,6 +7,7 @@ package frontend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"mm/config"
@@ -66,7 +67,8 @@ var (
 // history as the question sent, then "[<agent>'s answer]" with the answer;
 // a denied or failed relay leaves the history unchanged. The caller says
 // what went wrong from the result: Denied (print relay.DeniedError),
-// Status Cancelled, or Err.
+// Status Cancelled, or Err; the error is for a command that could not run
+// (or an exchange that could not be saved).
 func (a *App) Ask(ctx context.Context, s *orchestrator.Session, line string, show func(orchestrator.Event)) (relay.Result, error) {
 	name, question, withContext, _ := ParseAsk(line)
 	if a.Relay == nil {
@@ -81,7 +83,9 @@ func (a *App) Ask(ctx context.Context, s *orchestrator.Session, line string, sho
 	}
 	res := a.Relay.Ask(ctx, req)
 	if !res.Denied && res.Err == nil && res.Status == relay.Answered {
-		s.AddExchange(name, res.Sent, res.Answer)
+		if err := s.AddExchange(name, res.Sent, res.Answer); err != nil {
+			return res, fmt.Errorf("session file: %w", err)
+		}
 	}
 	return res, nil
 }
