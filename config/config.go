@@ -55,6 +55,12 @@ type Config struct {
 	// MCPServers are the Model Context Protocol servers whose tools the
 	// agent gets, by name.
 	MCPServers map[string]MCPServer
+	// ContextBudget is the model's context size in estimated tokens; near
+	// it, older turns are compressed. 0: never.
+	ContextBudget int
+	// Skills maps skill names to Markdown files, absolute, on top of the
+	// skills/ folder next to the config.
+	Skills map[string]string
 }
 
 // MCPServer is one MCP server: a command speaking over stdio, or the URL of
@@ -92,7 +98,7 @@ func (c *Config) AgentNames() []string {
 	return names
 }
 
-var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers"}
+var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills"}
 
 // Load reads and validates the config file at path.
 func Load(path string) (*Config, error) {
@@ -188,6 +194,22 @@ func (c *Config) parse(data []byte) error {
 			return err
 		case "mcpServers":
 			return c.parseMCPServers(v)
+		case "contextBudget":
+			if err := decode(v, key, &c.ContextBudget); err != nil {
+				return err
+			}
+			if c.ContextBudget < 0 {
+				return errors.New("contextBudget must be >= 0")
+			}
+		case "skills":
+			if err := decodeMap(v, key, &c.Skills); err != nil {
+				return err
+			}
+			for name, p := range c.Skills {
+				if !filepath.IsAbs(p) {
+					c.Skills[name] = filepath.Join(c.Dir, p)
+				}
+			}
 		case "hooksLog":
 			if err := decode(v, key, &c.HooksLog); err != nil {
 				return err

@@ -61,6 +61,14 @@ type Agent struct {
 	MaxSteps int
 	// Parallel bounds the tool calls of one reply that run at once.
 	Parallel int
+	// ContextBudget, in estimated tokens (EstimateTokens), is the size of
+	// the context the model takes; near it, older turns are compressed
+	// into a summary before a turn. 0: never.
+	ContextBudget int
+	// Expand, when set, turns the question as the preGeneration hooks left
+	// it into what the model reads: @path lines attach files, $skill lines
+	// pull in skills. Hooks see the question as typed.
+	Expand func(prompt string) string
 }
 
 // Call is one tool call as the middleware handles it.

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,6 +65,7 @@ func (s *Session) Generate(ctx context.Context, prompt string, show func(Event))
 	}
 	t := &turn{s: s, show: show}
 	a := s.Agent
+	t.compactIfNeeded(ctx, prompt)
 	before := len(s.History)
 	defer func() {
 		if s.Store != nil && len(s.History) > before {
@@ -86,6 +88,9 @@ func (s *Session) Generate(ctx context.Context, prompt string, show func(Event))
 	if pre.Prompt != nil {
 		prompt = *pre.Prompt
 	}
+	if a.Expand != nil {
+		prompt = a.Expand(prompt)
+	}
 	t.userAt = len(s.History)
 	t.wire = hooks.WithContexts(prompt, pre.Contexts)
 	s.History = append(s.History, model.Message{Role: "user", Content: prompt})
@@ -97,6 +102,32 @@ func (s *Session) Generate(ctx context.Context, prompt string, show func(Event))
 	t.post(ctx, prompt)
 	return t.res
 }
+
+// compactIfNeeded compresses the history before the turn when the history
+// and the prompt near the agent's context budget (estimated by
+// EstimateTokens): three quarters of it.
+func (t *turn) compactIfNeeded(ctx context.Context, prompt string) {
+	a := t.s.Agent
+	if a.ContextBudget <= 0 {
+		return
+	}
+	msgs := append([]model.Message{{Role: "system", Content: a.System}, {Role: "user", Content: prompt}}, t.s.History...)
+	if EstimateTokens(msgs) <= a.ContextBudget*3/4 {
+		return
+	}
+	n, err := t.s.compact(ctx)
+	switch {
+	case errors.Is(err, ErrNothingToCompact):
+	case err != nil:
+		t.emit(Event{Kind: Notice, Text: "⚙ the context could not be compressed: " + err.Error()})
+	default:
+		t.emit(Event{Kind: Notice, Text: fmt.Sprintf(CompactedNotice, n)})
+	}
+}
+
+// CompactedNotice says a compression happened (with how many messages the
+// summary replaced).
+const CompactedNotice = "⚙ context compressed: %d earlier message(s) replaced by a summary"
 
 // post runs postGeneration with the question the model read (or the
 // marker) and the last answer; it is not cancelled with the turn.

@@ -49,8 +49,9 @@ func (c *lineConsent) Allow(ctx context.Context, call orchestrator.Call) (bool, 
 }
 
 const helpText = `Type a prompt and press Enter. Commands:
-  /help   this help
-  /exit   leave mm (Ctrl-D at an empty prompt too)
+  /help      this help
+  /compact   replace the earlier turns by a summary the model writes
+  /exit      leave mm (Ctrl-D at an empty prompt too)
 Ctrl-C during a turn cancels the turn; Ctrl-C at an empty prompt exits.`
 
 func askHelp(agents []string) string {
@@ -96,6 +97,14 @@ func (a *app) lineMode(ctx context.Context) error {
 			continue
 		case line == "/exit" || line == "/quit":
 			return nil
+		case line == "/compact":
+			n, err := session.Compact(ctx)
+			if err != nil {
+				fmt.Fprintln(a.io.Err, "mm: "+err.Error())
+			} else {
+				fmt.Fprintf(a.io.Out, orchestrator.CompactedNotice+"\n", n)
+			}
+			continue
 		case line == "/help":
 			fmt.Fprintln(a.io.Out, helpText)
 			if a.Relay != nil {

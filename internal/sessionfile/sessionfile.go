@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"mm/internal/model"
+	"mm/orchestrator"
 )
 
 // Record is one line of a session file.
@@ -122,22 +123,11 @@ func read(r io.Reader) (history []model.Message, lastTurn int, end int64, err er
 					history = append(history, *p.Message)
 				}
 			case "compact":
-				history = Compacted(p.Summary, history, p.Kept)
+				history = orchestrator.Compacted(p.Summary, history, p.Kept)
 			}
 		}
 		pending, lastTurn, end = nil, rec.Turn, offset
 	}
-}
-
-// SummaryMarker introduces the summary that replaced older turns.
-const SummaryMarker = "[summary of the earlier conversation]"
-
-// Compacted is history with all but its last kept messages replaced by one
-// message holding the summary.
-func Compacted(summary string, history []model.Message, kept int) []model.Message {
-	kept = min(max(kept, 0), len(history))
-	out := []model.Message{{Role: "user", Content: SummaryMarker + "\n" + summary}}
-	return append(out, history[len(history)-kept:]...)
 }
 
 // AppendTurn records the messages one turn added.

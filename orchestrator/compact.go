@@ -1,0 +1,85 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"mm/internal/model"
+)
+
+// SummaryMarker introduces the summary that replaced older turns.
+const SummaryMarker = "[summary of the earlier conversation]"
+
+// SummaryInstructions is the system message of a summary request.
+const SummaryInstructions = "You write the summary that will replace the beginning of a conversation between a user and an assistant, so the assistant can go on without it. Keep the user's goals, the decisions made, facts learnt, names of files, commands and agents, and open questions. Be concise; write only the summary."
+
+// Compacted is history with all but its last kept messages replaced by one
+// message holding the summary.
+func Compacted(summary string, history []model.Message, kept int) []model.Message {
+	kept = min(max(kept, 0), len(history))
+	out := []model.Message{{Role: "user", Content: SummaryMarker + "\n" + summary}}
+	return append(out, history[len(history)-kept:]...)
+}
+
+// EstimateTokens is the documented rule mm uses against contextBudget: a
+// token per four characters (rounded up) of every message's text and tool
+// call arguments, plus four per message.
+func EstimateTokens(msgs []model.Message) int {
+	n := 0
+	for _, m := range msgs {
+		chars := len([]rune(m.Content))
+		for _, c := range m.ToolCalls {
+			chars += len([]rune(c.Function.Name)) + len([]rune(c.Function.Arguments))
+		}
+		n += (chars+3)/4 + 4
+	}
+	return n
+}
+
+// ErrNothingToCompact: the history holds nothing before its last turn but
+// (perhaps) the summary of an earlier compression.
+var ErrNothingToCompact = errors.New("nothing to compress: the conversation has a single turn since the last summary")
+
+// Compact replaces every turn but the last by a summary the model writes.
+// The summary is asked for by a request of its own, not a turn: no hook
+// runs on it. It returns how many messages the summary replaced.
+func (s *Session) Compact(ctx context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.compact(ctx)
+}
+
+func (s *Session) compact(ctx context.Context) (int, error) {
+	last := -1
+	for i := len(s.History) - 1; i >= 0; i-- {
+		if s.History[i].Role == "user" {
+			last = i
+			break
+		}
+	}
+	if last <= 0 || (last == 1 && strings.HasPrefix(s.History[0].Content, SummaryMarker)) {
+		return 0, ErrNothingToCompact
+	}
+	old := s.History[:last]
+	a := s.Agent
+	reply, err := a.Model.Chat(ctx, model.Request{Model: a.Name, Messages: []model.Message{
+		{Role: "system", Content: SummaryInstructions},
+		{Role: "user", Content: Transcript(old)},
+	}}, nil)
+	if err != nil {
+		return 0, fmt.Errorf("compress the conversation: %w", err)
+	}
+	if reply.Content == "" {
+		return 0, errors.New("compress the conversation: the model wrote an empty summary")
+	}
+	kept := len(s.History) - last
+	s.History = Compacted(reply.Content, s.History, kept)
+	if s.Store != nil {
+		if err := s.Store.AppendCompaction(reply.Content, kept); err != nil {
+			return last, fmt.Errorf("session file: %w", err)
+		}
+	}
+	return last, nil
+}
