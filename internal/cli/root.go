@@ -15,6 +15,7 @@ import (
 	"mm/agentproc"
 	"mm/config"
 	"mm/hooks"
+	"mm/internal/attach"
 	"mm/internal/frontend"
 	"mm/internal/mcptools"
 	"mm/internal/model"
@@ -211,16 +212,22 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 	a.Banner = banner(cfg)
 	a.OpenSession = a.openSession
 	a.Agent = &orchestrator.Agent{
-		Model:    &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint},
-		ModelRef: cfg.Model,
-		Name:     ep.Model,
-		System:   cfg.System,
-		Tools:    ts,
-		Yolo:     cfg.Yolo,
-		MaxSteps: cfg.MaxSteps,
-		Parallel: 8,
-		Hooks:    &hooks.Runner{Hooks: cfg.Hooks, Cwd: wd, Model: cfg.Model, Depth: depth},
+		Model:         &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint},
+		ModelRef:      cfg.Model,
+		Name:          ep.Model,
+		System:        cfg.System,
+		Tools:         ts,
+		Yolo:          cfg.Yolo,
+		MaxSteps:      cfg.MaxSteps,
+		Parallel:      8,
+		Hooks:         &hooks.Runner{Hooks: cfg.Hooks, Cwd: wd, Model: cfg.Model, Depth: depth},
+		ContextBudget: cfg.ContextBudget,
 	}
+	skills := attach.SkillsIn(filepath.Join(cfg.Dir, "skills"))
+	for name, path := range cfg.Skills {
+		skills[name] = path
+	}
+	a.Agent.Expand = (&attach.Expander{Dir: wd, Skills: skills}).Expand
 	if a.Relay != nil {
 		a.Relay.Hooks = a.Agent.Hooks
 	}
