@@ -6,6 +6,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -19,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"mm/hooks"
+	"mm/internal/structured"
 )
 
 // DefaultModel is used when neither the config nor --model names one.
@@ -61,6 +63,9 @@ type Config struct {
 	// Skills maps skill names to Markdown files, absolute, on top of the
 	// skills/ folder next to the config.
 	Skills map[string]string
+	// StructuredOutput is the JSON Schema the final answer must match; nil
+	// for free text.
+	StructuredOutput *structured.Schema
 }
 
 // MCPServer is one MCP server: a command speaking over stdio, or the URL of
@@ -98,7 +103,7 @@ func (c *Config) AgentNames() []string {
 	return names
 }
 
-var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills"}
+var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput"}
 
 // Load reads and validates the config file at path.
 func Load(path string) (*Config, error) {
@@ -201,6 +206,8 @@ func (c *Config) parse(data []byte) error {
 			if c.ContextBudget < 0 {
 				return errors.New("contextBudget must be >= 0")
 			}
+		case "structuredOutput":
+			return c.parseStructuredOutput(v)
 		case "skills":
 			if err := decodeMap(v, key, &c.Skills); err != nil {
 				return err
@@ -491,5 +498,47 @@ func decodeMap(v *yaml.Node, key string, dst *map[string]string) error {
 	if err := v.Decode(dst); err != nil {
 		return fmt.Errorf("%s: line %d: want a mapping of names to strings", key, v.Line)
 	}
+	return nil
+}
+
+// parseStructuredOutput reads the schema inline (YAML or JSON) or, as
+// {file: schema.json}, from a file relative to the config.
+func (c *Config) parseStructuredOutput(v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return fmt.Errorf("structuredOutput: line %d: want a JSON Schema (a mapping) or {file: schema.json}", v.Line)
+	}
+	var raw []byte
+	if len(v.Content) == 2 && v.Content[0].Value == "file" {
+		var path string
+		if err := decode(v.Content[1], "structuredOutput.file", &path); err != nil {
+			return err
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(c.Dir, path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("structuredOutput.file: %s: %s", path, readReason(err))
+		}
+		raw = b
+	} else {
+		var schema any
+		if err := v.Decode(&schema); err != nil {
+			return fmt.Errorf("structuredOutput: %v", err)
+		}
+		b, err := json.Marshal(schema)
+		if err != nil {
+			return fmt.Errorf("structuredOutput: %v", err)
+		}
+		raw = b
+	}
+	s, err := structured.Compile(raw)
+	if err != nil {
+		return fmt.Errorf("structuredOutput: %v", err)
+	}
+	c.StructuredOutput = s
 	return nil
 }

@@ -42,6 +42,20 @@ var ErrNoOneToAsk = errors.New("no one to ask for consent")
 // never silent.
 const EmptyReply = "the model's reply was empty (no text and no tool calls)"
 
+// Structured is a structuredOutput schema (internal/structured).
+type Structured interface {
+	ResponseFormat() json.RawMessage
+	Validate(answer string) error
+}
+
+// ErrInvalidAnswer ends a turn whose structured answer did not match its
+// schema, even after one retry.
+var ErrInvalidAnswer = errors.New("the answer does not match structuredOutput")
+
+// RetryFeedback is what the model reads after an answer that does not
+// match the schema.
+const RetryFeedback = "Your answer must be one JSON document matching the required JSON Schema, and it is not: %v. Answer again with the JSON document alone."
+
 // ErrMaxSteps ends a turn whose model was still calling tools after
 // maxSteps model calls.
 var ErrMaxSteps = errors.New("maxSteps reached")
@@ -65,6 +79,11 @@ type Agent struct {
 	// the context the model takes; near it, older turns are compressed
 	// into a summary before a turn. 0: never.
 	ContextBudget int
+	// Structured, when set, constrains the final answer to a JSON Schema
+	// (structuredOutput): the model is asked for it through the request's
+	// response_format, an answer that does not match is retried once with
+	// the violation as feedback, and the answer is shown only once valid.
+	Structured Structured
 	// Expand, when set, turns the question as the preGeneration hooks left
 	// it into what the model reads: @path lines attach files, $skill lines
 	// pull in skills. Hooks see the question as typed.

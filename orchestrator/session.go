@@ -146,14 +146,22 @@ func (t *turn) loop(ctx context.Context) error {
 	for i, tool := range a.Tools {
 		defs[i] = tool.Def()
 	}
+	var format json.RawMessage
+	if a.Structured != nil {
+		format = a.Structured.ResponseFormat()
+	}
+	retried := false
 	for step := 0; ; step++ {
 		if step >= a.MaxSteps {
 			return maxStepsError(a.MaxSteps)
 		}
 		var text []byte
-		reply, err := a.Model.Chat(ctx, model.Request{Model: a.Name, Messages: t.request(), Tools: defs}, func(d string) {
+		req := model.Request{Model: a.Name, Messages: t.request(), Tools: defs, ResponseFormat: format}
+		reply, err := a.Model.Chat(ctx, req, func(d string) {
 			text = append(text, d...)
-			t.emit(Event{Kind: Text, Text: d})
+			if a.Structured == nil { // a structured answer shows once valid
+				t.emit(Event{Kind: Text, Text: d})
+			}
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -171,6 +179,17 @@ func (t *turn) loop(ctx context.Context) error {
 		}
 		if len(reply.ToolCalls) == 0 {
 			t.s.History = append(t.s.History, msg)
+			if a.Structured != nil {
+				if err := a.Structured.Validate(reply.Content); err != nil {
+					if retried {
+						return fmt.Errorf("%w after a retry: %v", ErrInvalidAnswer, err)
+					}
+					retried = true
+					t.s.History = append(t.s.History, model.Message{Role: "user", Content: fmt.Sprintf(RetryFeedback, err)})
+					continue
+				}
+				t.emit(Event{Kind: Text, Text: reply.Content})
+			}
 			t.res.Answer = reply.Content
 			return nil
 		}

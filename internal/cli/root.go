@@ -228,6 +228,9 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 		skills[name] = path
 	}
 	a.Agent.Expand = (&attach.Expander{Dir: wd, Skills: skills}).Expand
+	if cfg.StructuredOutput != nil {
+		a.Agent.Structured = cfg.StructuredOutput
+	}
 	if a.Relay != nil {
 		a.Relay.Hooks = a.Agent.Hooks
 	}
@@ -270,10 +273,32 @@ func (a *app) once(ctx context.Context, prompt string) error {
 	if err != nil {
 		return &exitError{exitFailure, "mm: " + err.Error()}
 	}
+	if a.Config.StructuredOutput != nil {
+		return a.onceStructured(ctx, s, prompt)
+	}
 	d := newDisplay(a.io, a.Config)
 	res := s.Generate(ctx, prompt, d.show)
 	d.footer(res)
 	return turnError(res)
+}
+
+// onceStructured is -p on an agent with structuredOutput: stdout holds the
+// JSON document alone, for a script to parse; tool and failure lines go to
+// stderr; no ⚙ line and no hook list.
+func (a *app) onceStructured(ctx context.Context, s *orchestrator.Session, prompt string) error {
+	d := &display{out: a.io.Err, cfg: a.Config}
+	res := s.Generate(ctx, prompt, func(ev orchestrator.Event) {
+		if ev.Kind == orchestrator.Text && ev.Agent == "" {
+			return // the answer, written below once the turn is over
+		}
+		d.show(ev)
+	})
+	d.endLine()
+	if err := turnError(res); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.io.Out, strings.TrimSpace(res.Answer))
+	return nil
 }
 
 // turnError is the exit of a turn that did not answer.
@@ -283,7 +308,7 @@ func turnError(res orchestrator.TurnResult) error {
 		return nil
 	case res.Cancelled():
 		return errInterrupted
-	case errors.Is(res.Err, orchestrator.ErrMaxSteps):
+	case errors.Is(res.Err, orchestrator.ErrMaxSteps), errors.Is(res.Err, orchestrator.ErrInvalidAnswer):
 		return &exitError{exitFailure, "mm: " + res.Err.Error()}
 	}
 	return &exitError{exitFailure, res.Err.Error()}
