@@ -6,8 +6,6 @@ import (
 	"io"
 )
 
-func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
-
 // lineReader reads lines in its own goroutine so that a turn waiting for a
 // line (a consent answer) can be cancelled, and so that line mode and
 // consent share one reader: in a pipe, the line after a prompt answers its

@@ -130,17 +130,8 @@ func (a *app) lineMode(ctx context.Context) error {
 
 // turn runs one line-mode turn; Ctrl-C cancels the turn, not the program.
 func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, sigs chan os.Signal) error {
-	tctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-done:
-		}
-	}()
+	tctx, stop := cancelOn(ctx, sigs)
+	defer stop()
 	d := newDisplay(a.io, a.Config)
 	res := s.Generate(tctx, prompt, d.show)
 	d.footer(res)

@@ -97,9 +97,19 @@ func endLine(w io.Writer, wrote bool) {
 
 // signalContext is ctx cancelled by Ctrl-C or SIGTERM.
 func signalContext(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cancelOn(ctx, sigs)
+	return ctx, func() {
+		signal.Stop(sigs)
+		stop()
+	}
+}
+
+// cancelOn is ctx cancelled when a signal arrives on sigs (line mode
+// shares one channel between its prompt and its turns).
+func cancelOn(ctx context.Context, sigs <-chan os.Signal) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		select {
 		case <-sigs:
@@ -107,10 +117,7 @@ func signalContext(ctx context.Context) (context.Context, func()) {
 		case <-ctx.Done():
 		}
 	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		cancel()
-	}
+	return ctx, cancel
 }
 
 func newTTYLines(r io.Reader) *lineReader {
@@ -125,17 +132,8 @@ func newTTYLines(r io.Reader) *lineReader {
 // the history unchanged. Its hook runs are not listed (they run outside a
 // turn).
 func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string, sigs chan os.Signal) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-done:
-		}
-	}()
+	ctx, stop := cancelOn(ctx, sigs)
+	defer stop()
 	d := newDisplay(a.io, a.Config)
 	res, err := a.App.Ask(ctx, s, line, d.show)
 	d.endLine()

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"mm/agentproc"
 	"mm/config"
@@ -69,7 +68,7 @@ func (o *rootOptions) run(ctx context.Context) error {
 	if o.promptSet {
 		prompt := o.prompt
 		if prompt == "-" {
-			b, err := readAll(o.io.In)
+			b, err := io.ReadAll(o.io.In)
 			if err != nil {
 				return fmt.Errorf("read the prompt from stdin: %w", err)
 			}
@@ -252,18 +251,8 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 
 // once is -p: one turn, then exit (1 when it failed, 130 when interrupted).
 func (a *app) once(ctx context.Context, prompt string) error {
-	ctx, stop := context.WithCancel(ctx)
+	ctx, stop := signalContext(ctx)
 	defer stop()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case <-sigs:
-			stop()
-		case <-ctx.Done():
-		}
-	}()
 	if a.io.InTTY {
 		lines := newLineReader(a.io.In)
 		lines.tty = true
