@@ -15,11 +15,19 @@ const SummaryMarker = "[summary of the earlier conversation]"
 // SummaryInstructions is the system message of a summary request.
 const SummaryInstructions = "You write the summary that will replace the beginning of a conversation between a user and an assistant, so the assistant can go on without it. Keep the user's goals, the decisions made, facts learnt, names of files, commands and agents, and open questions. Be concise; write only the summary."
 
-// Compacted is history with all but its last kept messages replaced by one
-// message holding the summary.
+// SummaryAck follows the summary in the history, so that roles still
+// alternate user, assistant (chat templates such as Gemma's refuse two user
+// messages in a row).
+const SummaryAck = "[the conversation goes on from this summary]"
+
+// Compacted is history with all but its last kept messages replaced by the
+// summary (a user message, then SummaryAck).
 func Compacted(summary string, history []model.Message, kept int) []model.Message {
 	kept = min(max(kept, 0), len(history))
-	out := []model.Message{{Role: "user", Content: SummaryMarker + "\n" + summary}}
+	out := []model.Message{
+		{Role: "user", Content: SummaryMarker + "\n" + summary},
+		{Role: "assistant", Content: SummaryAck},
+	}
 	return append(out, history[len(history)-kept:]...)
 }
 
@@ -59,7 +67,7 @@ func (s *Session) compact(ctx context.Context) (int, error) {
 			break
 		}
 	}
-	if last <= 0 || (last == 1 && strings.HasPrefix(s.History[0].Content, SummaryMarker)) {
+	if last <= 0 || (last == 2 && strings.HasPrefix(s.History[0].Content, SummaryMarker)) {
 		return 0, ErrNothingToCompact
 	}
 	old := s.History[:last]

@@ -111,6 +111,9 @@ func (t *turn) compactIfNeeded(ctx context.Context, prompt string) {
 	if a.ContextBudget <= 0 {
 		return
 	}
+	if a.Expand != nil {
+		prompt = a.Expand(prompt) // attachments count too
+	}
 	msgs := append([]model.Message{{Role: "system", Content: a.System}, {Role: "user", Content: prompt}}, t.s.History...)
 	if EstimateTokens(msgs) <= a.ContextBudget*3/4 {
 		return

@@ -14,12 +14,14 @@ import (
 	"mm/agentproc"
 	"mm/config"
 	"mm/hooks"
+	"mm/internal/acp"
 	"mm/internal/attach"
 	"mm/internal/frontend"
 	"mm/internal/mcptools"
 	"mm/internal/model"
 	"mm/internal/sessionfile"
 	"mm/internal/tools"
+	"mm/internal/tui"
 	"mm/orchestrator"
 	"mm/relay"
 )
@@ -42,9 +44,31 @@ type rootOptions struct {
 func (o *rootOptions) run(ctx context.Context) error {
 	switch {
 	case o.tui:
-		return &exitError{exitFailure, "mm: -tui is not available yet"}
+		cfg, err := o.loadConfig()
+		if err != nil {
+			return err
+		}
+		app, err := newApp(cfg, o.io)
+		if err != nil {
+			return err
+		}
+		defer app.close()
+		err = tui.Run(ctx, app.App, tui.Options{In: o.io.In, Out: o.io.Out, Err: o.io.Err, Color: o.io.Color, Session: o.session})
+		if errors.Is(err, tui.ErrInterrupted) {
+			return errInterrupted
+		}
+		return err
 	case o.acp:
-		return &exitError{exitFailure, "mm: -acp is not available yet"}
+		cfg, err := o.loadConfig()
+		if err != nil {
+			return err
+		}
+		app, err := newApp(cfg, o.io)
+		if err != nil {
+			return err
+		}
+		defer app.close()
+		return acp.Serve(ctx, app.App, Version, o.io.In, o.io.Out, o.io.Err)
 	case o.ask != "" && o.askWithContext != "":
 		return &exitError{exitFailure, "mm: --ask and --ask-with-context go alone"}
 	case (o.ask != "" || o.askWithContext != "") && len(o.args) != 1:
@@ -254,9 +278,11 @@ func (a *app) once(ctx context.Context, prompt string) error {
 	ctx, stop := signalContext(ctx)
 	defer stop()
 	if a.io.InTTY {
-		lines := newLineReader(a.io.In)
-		lines.tty = true
-		a.SetConsent(&lineConsent{lines: lines, out: a.io.Out})
+		out := a.io.Out
+		if a.Config.StructuredOutput != nil {
+			out = a.io.Err // stdout holds the JSON document alone
+		}
+		a.SetConsent(&lineConsent{lines: newTTYLines(a.io.In), out: out})
 	}
 	s, err := a.OpenSession(a.sessionPath)
 	if err != nil {
@@ -283,8 +309,14 @@ func (a *app) onceStructured(ctx context.Context, s *orchestrator.Session, promp
 		d.show(ev)
 	})
 	d.endLine()
+	if res.SaveErr != nil {
+		fmt.Fprintln(a.io.Err, "mm: session file: "+res.SaveErr.Error())
+	}
 	if err := turnError(res); err != nil {
 		return err
+	}
+	if res.Stopped { // a hook's response is no JSON document
+		return &exitError{exitFailure, res.Answer}
 	}
 	fmt.Fprintln(a.io.Out, strings.TrimSpace(res.Answer))
 	return nil
