@@ -310,13 +310,16 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall) string {
 	t.mu.Lock()
 	t.res.Ran = append(t.res.Ran, call)
 	t.mu.Unlock()
-	var out string
+	var out, summary string
 	if tt, ok := tool.(TurnTool); ok {
-		out = tt.RunInTurn(ctx, call.Input, Turn{Show: t.toolShow, Transcript: Transcript(t.s.History), Call: call, Consent: a.Consent})
+		out = tt.RunInTurn(ctx, call.Input, Turn{
+			Show: t.toolShow, Transcript: Transcript(t.s.History), Call: call, Consent: a.Consent,
+			SetSummary: func(s string) { summary = s },
+		})
 	} else {
 		out = tool.Run(ctx, call.Input)
 	}
-	t.emit(Event{Kind: ToolEnd, Call: call, Output: out})
+	t.emit(Event{Kind: ToolEnd, Call: call, Output: out, Summary: summary})
 
 	post := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PostToolCall, Tool: &hooks.Tool{ID: c.ID, Name: name, Input: call.Input}, Output: out}, name)
 	t.hookRuns(post.Runs)

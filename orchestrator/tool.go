@@ -38,4 +38,7 @@ type Turn struct {
 	// Consent is the agent's way of asking a person, for what the tool
 	// starts in turn (an asked agent's consent questions).
 	Consent Consent
+	// SetSummary gives the call a summary for front ends that title tool
+	// calls (the window, the editor): it ends up in the ToolEnd event.
+	SetSummary func(string)
 }

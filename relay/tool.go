@@ -60,6 +60,9 @@ func (t *Tool) RunInTurn(ctx context.Context, input json.RawMessage, turn orches
 		Agent: args.Agent, Question: args.Question, WithContext: args.WithContext,
 		Transcript: turn.Transcript, Via: ViaTool, Show: turn.Show, Consent: turn.Consent,
 	})
+	if !res.Denied && turn.SetSummary != nil {
+		turn.SetSummary(Summary(args.Agent, res))
+	}
 	switch {
 	case res.Denied:
 		out := DeniedOutput(res.Reason)

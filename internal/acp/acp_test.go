@@ -1,0 +1,147 @@
+package acp
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/coder/acp-go-sdk"
+
+	"mm/hooks"
+	"mm/internal/model"
+	"mm/orchestrator"
+)
+
+func TestTitles(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{title("bash", "ls -la"), "bash: ls -la"},
+		{title("bash", ""), "bash"},
+		{deniedTitle("bash", "rm -rf build"), "bash: rm -rf build — denied by a hook"},
+		{deniedTitle("bash", ""), "bash — denied by a hook"},
+		{deniedTitle("ask_agent", "expert"), "ask_agent: expert — denied by a hook"},
+		{hookTitle(hooks.Run{Event: hooks.PreToolCall, Target: "bash", Command: "guard.sh", Decision: "deny"}),
+			"🪝 preToolCall [bash] · guard.sh → deny"},
+		{hookTitle(hooks.Run{Event: hooks.PreGeneration, Command: "ctx.sh", Decision: "context (8 chars)"}),
+			"🪝 preGeneration · ctx.sh → context (8 chars)"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func TestSplitTool(t *testing.T) {
+	tests := []struct{ in, agents, tool string }{
+		{"bash", "", "bash"},
+		{"expert › bash", "expert", "bash"},
+		{"expert › librarian › read_file", "expert/librarian", "read_file"},
+	}
+	for _, tt := range tests {
+		agents, tool := splitTool(tt.in)
+		if agents != tt.agents || tool != tt.tool {
+			t.Errorf("splitTool(%q) = %q, %q; want %q, %q", tt.in, agents, tool, tt.agents, tt.tool)
+		}
+	}
+}
+
+// An asked agent's call has the same id whether it comes as an event (its
+// agents' path) or as a consent question (its tool named after them).
+func TestCallIDEventAndConsentAgree(t *testing.T) {
+	v := &view{prefix: "t2/"}
+	parent := v.callID("", "", "call_1")
+	if parent != "t2/call_1" {
+		t.Fatalf("parent id %q", parent)
+	}
+	agents, _ := splitTool("expert › librarian › bash")
+	fromConsent := v.callID(parent, agents, "call_7")
+	fromEvent := v.callID(parent, "expert/librarian", "call_7")
+	if fromConsent != fromEvent || fromEvent != "t2/call_1/expert/librarian/call_7" {
+		t.Errorf("consent %q, event %q", fromConsent, fromEvent)
+	}
+}
+
+func TestFailed(t *testing.T) {
+	for out, want := range map[string]bool{
+		"error: cancelled":          true,
+		orchestrator.NoConsent:      true,
+		orchestrator.UserRefused:    true,
+		"[exit status 1]":           false,
+		"Forty-two.":                false,
+		"the error: is in the text": false,
+	} {
+		if got := failed(out); got != want {
+			t.Errorf("failed(%q) = %v", out, got)
+		}
+	}
+}
+
+func TestPromptText(t *testing.T) {
+	tests := []struct {
+		name   string
+		blocks []acp.ContentBlock
+		want   string
+	}{
+		{"text", []acp.ContentBlock{acp.TextBlock("hello")}, "hello"},
+		{"a mention is an @path line",
+			[]acp.ContentBlock{acp.TextBlock("look at "), acp.ResourceLinkBlock("a.go", "file:///src/a.go"), acp.TextBlock(" please")},
+			"look at \n@/src/a.go\n please"},
+		{"another URI as it is",
+			[]acp.ContentBlock{acp.ResourceLinkBlock("x", "https://example.com/x")},
+			"https://example.com/x"},
+		{"images are left out", []acp.ContentBlock{acp.TextBlock("hi"), acp.ImageBlock("AAAA", "image/png")}, "hi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := promptText(tt.blocks); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReplay(t *testing.T) {
+	history := []model.Message{
+		{Role: "user", Content: "read it"},
+		{Role: "assistant", Content: "Reading.", ToolCalls: []model.ToolCall{
+			{ID: "call_1_1", Type: "function", Function: model.FunctionCall{Name: "read_file", Arguments: `{"path":"a.txt"}`}},
+			{ID: "call_1_2", Type: "function", Function: model.FunctionCall{Name: "bash", Arguments: `{}`}},
+		}},
+		{Role: "tool", ToolCallID: "call_1_1", Content: "A"},
+		{Role: "tool", ToolCallID: "call_1_2", Content: "error: missing \"command\""},
+		{Role: "assistant", Content: "It says A."},
+	}
+	var got []string
+	for _, u := range replay(history, "/work") {
+		b, err := json.Marshal(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, canonical(t, b))
+	}
+	want := []string{
+		`{"content":{"text":"read it","type":"text"},"sessionUpdate":"user_message_chunk"}`,
+		`{"content":{"text":"Reading.","type":"text"},"sessionUpdate":"agent_message_chunk"}`,
+		`{"toolCallId":"h1/call_1_1","title":"read_file: a.txt","kind":"read","status":"completed","content":[{"content":{"text":"A","type":"text"},"type":"content"}],"locations":[{"path":"/work/a.txt"}],"rawInput":{"path":"a.txt"},"sessionUpdate":"tool_call"}`,
+		`{"toolCallId":"h1/call_1_2","title":"bash","kind":"execute","status":"completed","content":[{"content":{"text":"error: missing \"command\"","type":"text"},"type":"content"}],"rawInput":{},"sessionUpdate":"tool_call"}`,
+		`{"content":{"text":"It says A.","type":"text"},"sessionUpdate":"agent_message_chunk"}`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d updates, want %d:\n%v", len(got), len(want), got)
+	}
+	for i := range want {
+		if want[i] = canonical(t, []byte(want[i])); got[i] != want[i] {
+			t.Errorf("update %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+}
+
+// canonical is JSON with its keys sorted, to compare messages.
+func canonical(t *testing.T, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}

@@ -1,0 +1,90 @@
+package acp
+
+import (
+	"context"
+	"strings"
+
+	"github.com/coder/acp-go-sdk"
+
+	"mm/orchestrator"
+)
+
+// The answers a consent question offers. "Always" lasts for the session
+// and is kept per tool as the question names it: allowing bash does not
+// allow "expert › bash".
+const (
+	optOnce   acp.PermissionOptionId = "allow"
+	optAlways acp.PermissionOptionId = "allow-always"
+	optReject acp.PermissionOptionId = "reject"
+)
+
+// consent is orchestrator.Consent for an ACP session: each question is a
+// session/request_permission about the tool call the editor already shows.
+// parent is "" for the session's own agent, and the ACP id of the
+// ask_agent call for the questions of the agent it asked.
+type consent struct {
+	s      *session
+	parent string
+}
+
+// Allow asks the editor's user. A refused or cancelled question refuses
+// the call ("[denied by the user]"); an editor that cannot be asked is "no
+// one to ask", as in -p without a terminal.
+func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, error) {
+	v := c.s.view()
+	if v == nil {
+		return false, orchestrator.ErrNoOneToAsk
+	}
+	agents, tool := splitTool(call.Tool)
+	id := v.callID(c.parent, agents, call.ID)
+	c.s.mu.Lock()
+	always := c.s.always[call.Tool]
+	c.s.mu.Unlock()
+	if always {
+		v.running(id)
+		return true, nil
+	}
+	resp, err := c.s.srv.client().RequestPermission(ctx, acp.RequestPermissionRequest{
+		SessionId: acp.SessionId(c.s.id),
+		ToolCall: acp.ToolCallUpdate{
+			ToolCallId: acp.ToolCallId(id),
+			Title:      acp.Ptr(title(call.Tool, call.Summary)),
+			Kind:       acp.Ptr(kindOf(tool)),
+			Status:     acp.Ptr(acp.ToolCallStatusPending),
+			RawInput:   rawInput(call.Input),
+		},
+		Options: []acp.PermissionOption{
+			{OptionId: optOnce, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionId: optAlways, Name: "Always allow " + call.Tool + " in this session", Kind: acp.PermissionOptionKindAllowAlways},
+			{OptionId: optReject, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		},
+	})
+	switch {
+	case ctx.Err() != nil:
+		return false, ctx.Err()
+	case err != nil:
+		c.s.srv.log.line("mm: session/request_permission: " + err.Error())
+		return false, orchestrator.ErrNoOneToAsk
+	case resp.Outcome.Selected == nil: // the editor cancelled the question
+		return false, nil
+	}
+	switch resp.Outcome.Selected.OptionId {
+	case optAlways:
+		c.s.mu.Lock()
+		c.s.always[call.Tool] = true
+		c.s.mu.Unlock()
+		fallthrough
+	case optOnce:
+		v.running(id)
+		return true, nil
+	}
+	return false, nil
+}
+
+// splitTool splits a consent question's tool, named after the agents it
+// comes through ("expert › librarian › bash"), into the agents' path as
+// events name it ("expert/librarian") and the tool.
+func splitTool(name string) (agents, tool string) {
+	parts := strings.Split(name, " › ")
+	return strings.Join(parts[:len(parts)-1], "/"), parts[len(parts)-1]
+}

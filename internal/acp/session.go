@@ -1,0 +1,262 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/coder/acp-go-sdk"
+
+	"mm/agentproc"
+	"mm/orchestrator"
+)
+
+// session is one ACP session: an mm session kept in its session file, with
+// an agent built for the session's directory, and what the editor's user
+// decided for it (the tools always allowed).
+type session struct {
+	id  string
+	srv *server
+	cwd string
+	mm  *orchestrator.Session
+	// sup runs the session's asked agents, in its directory.
+	sup *agentproc.Supervisor
+
+	// turnMu is held for the whole of a prompt: one turn at a time, and
+	// no load while one runs.
+	turnMu sync.Mutex
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // the running turn's
+	cur    *view              // the running turn's display
+	turns  int                // prompts so far, for unique tool call ids
+	always map[string]bool    // tools (as Consent names them) allowed for the session
+}
+
+// NewSession starts a session in the editor's cwd, kept in a new session
+// file named after its id.
+func (srv *server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	dir, err := srv.sessionsDir()
+	if err != nil {
+		return acp.NewSessionResponse{}, errFailed(err)
+	}
+	id := newID()
+	s, err := srv.open(id, filepath.Join(dir, id+".jsonl"), p.Cwd)
+	if err != nil {
+		return acp.NewSessionResponse{}, errFailed(err)
+	}
+	srv.mu.Lock()
+	srv.sessions[id] = s
+	srv.mu.Unlock()
+	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
+}
+
+// LoadSession resumes a session from its file and replays its
+// conversation before answering, as ACP asks. The hook runs shown during
+// its turns are not replayed: they were never part of the history.
+func (srv *server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	id := string(p.SessionId)
+	if !validID.MatchString(id) {
+		return acp.LoadSessionResponse{}, acp.NewInvalidParams(map[string]any{"sessionId": "not a session id of mm"})
+	}
+	s, err := srv.loaded(id, p.Cwd)
+	if err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	defer s.turnMu.Unlock()
+	for _, u := range replay(s.mm.History, s.cwd) {
+		if err := srv.client().SessionUpdate(ctx, acp.SessionNotification{SessionId: p.SessionId, Update: u}); err != nil {
+			return acp.LoadSessionResponse{}, err
+		}
+	}
+	return acp.LoadSessionResponse{}, nil
+}
+
+// loaded is session id working in cwd, opened from its file unless this
+// connection has it open already; it is returned with its turnMu held, so
+// no turn changes the history while it is replayed.
+func (srv *server) loaded(id, cwd string) (*session, error) {
+	srv.mu.Lock()
+	s := srv.sessions[id]
+	srv.mu.Unlock()
+	if s != nil {
+		if !s.turnMu.TryLock() {
+			return nil, acp.NewInvalidRequest(map[string]any{"sessionId": "a turn is running in this session"})
+		}
+		if filepath.Clean(cwd) == s.cwd {
+			return s, nil
+		}
+		if err := s.moveTo(cwd); err != nil {
+			s.turnMu.Unlock()
+			return nil, errFailed(err)
+		}
+		return s, nil
+	}
+	dir, err := srv.sessionsDir()
+	if err != nil {
+		return nil, errFailed(err)
+	}
+	path := filepath.Join(dir, id+".jsonl")
+	if _, err := os.Stat(path); err != nil {
+		return nil, errNotFound("session %s: no session file %s", id, path)
+	}
+	if s, err = srv.open(id, path, cwd); err != nil {
+		return nil, errFailed(err)
+	}
+	s.turnMu.Lock()
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.sessions[id] != nil {
+		s.close()
+		return nil, acp.NewInvalidRequest(map[string]any{"sessionId": "loaded twice at once"})
+	}
+	srv.sessions[id] = s
+	return s, nil
+}
+
+// open opens the session file at path as session id working in cwd.
+func (srv *server) open(id, path, cwd string) (*session, error) {
+	s := &session{id: id, srv: srv, always: map[string]bool{}}
+	agent, sup, err := s.agentIn(cwd)
+	if err != nil {
+		return nil, err
+	}
+	mm, err := srv.app.OpenSession(path)
+	if err != nil {
+		if sup != nil {
+			sup.Close()
+		}
+		return nil, err
+	}
+	mm.Agent = agent
+	s.mm, s.sup = mm, sup
+	return s, nil
+}
+
+// moveTo makes cwd the directory of an open session, between turns; the
+// asked agents started in the old one are stopped.
+func (s *session) moveTo(cwd string) error {
+	agent, sup, err := s.agentIn(cwd)
+	if err != nil {
+		return err
+	}
+	s.close()
+	s.mm.Agent, s.sup = agent, sup
+	return nil
+}
+
+// close stops the session's asked agents.
+func (s *session) close() {
+	if s.sup != nil {
+		s.sup.Close()
+	}
+}
+
+// agentIn sets the session's directory, where its tools, hooks and asked
+// agents run, and returns the agent that works there.
+func (s *session) agentIn(cwd string) (*orchestrator.Agent, *agentproc.Supervisor, error) {
+	if !filepath.IsAbs(cwd) {
+		return nil, nil, fmt.Errorf("cwd %q: ACP wants an absolute path", cwd)
+	}
+	cwd = filepath.Clean(cwd)
+	if st, err := os.Stat(cwd); err != nil {
+		return nil, nil, fmt.Errorf("cwd: %w", err)
+	} else if !st.IsDir() {
+		return nil, nil, fmt.Errorf("cwd %s: not a directory", cwd)
+	}
+	agent, sup, err := agentFor(s.srv.app, cwd, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.cwd = cwd
+	return agent, sup, nil
+}
+
+// Cancel cancels the session's running turn. The connection has already
+// cancelled the prompt's context; this covers a turn the editor cancels
+// between the two.
+func (srv *server) Cancel(ctx context.Context, p acp.CancelNotification) error {
+	srv.mu.Lock()
+	s := srv.sessions[string(p.SessionId)]
+	srv.mu.Unlock()
+	if s != nil {
+		s.cancelTurn()
+	}
+	return nil
+}
+
+func (s *session) cancelTurn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// view is the running turn's display, nil between turns.
+func (s *session) view() *view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+func (srv *server) session(id acp.SessionId) (*session, error) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	s := srv.sessions[string(id)]
+	if s == nil {
+		return nil, errNotFound("session %s: not open (session/new or session/load first)", id)
+	}
+	return s, nil
+}
+
+// sessionsDir is where session files live: $MM_SESSIONS_DIR, else
+// $XDG_STATE_HOME/mm/sessions, else ~/.local/state/mm/sessions — state
+// rather than data or cache, as the XDG spec files history. It is made on
+// first use, readable by its owner only (conversations hold secrets).
+func (srv *server) sessionsDir() (string, error) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.dir != "" {
+		return srv.dir, nil
+	}
+	dir := os.Getenv("MM_SESSIONS_DIR")
+	if dir == "" {
+		state := os.Getenv("XDG_STATE_HOME")
+		if !filepath.IsAbs(state) {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("sessions directory: %w (set MM_SESSIONS_DIR)", err)
+			}
+			state = filepath.Join(home, ".local", "state")
+		}
+		dir = filepath.Join(state, "mm", "sessions")
+	}
+	dir, err := filepath.Abs(dir)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o700)
+	}
+	if err != nil {
+		return "", fmt.Errorf("sessions directory: %w", err)
+	}
+	srv.dir = dir
+	return dir, nil
+}
+
+// validID is what newID makes: a session id can name a file in the
+// sessions directory and nothing outside it.
+var validID = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$`)
+
+// newID is a session id that sorts by creation time, so a listing of the
+// sessions directory reads in order.
+func newID() string {
+	var b [6]byte
+	rand.Read(b[:]) // never fails (Go 1.24+)
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}

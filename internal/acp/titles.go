@@ -1,0 +1,97 @@
+package acp
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/coder/acp-go-sdk"
+
+	"mm/hooks"
+	"mm/orchestrator"
+)
+
+// The editor's titles of the hooks reference ("Effets sur le tour",
+// preToolCall's deny row; "Affichage", the éditeur (-acp) row).
+
+// DeniedSuffix ends the title of a call a hook denied:
+// "<tool>: <summary> — denied by a hook", or "<tool> — denied by a hook"
+// when the call has no summary.
+const DeniedSuffix = " — denied by a hook"
+
+// title is a tool call's title: the line-mode tool line without its
+// emoji, "bash: ls -la", or the tool alone when the input has no command,
+// path, URL or agent.
+func title(tool, summary string) string {
+	if summary == "" {
+		return tool
+	}
+	return tool + ": " + summary
+}
+
+func deniedTitle(tool, summary string) string { return title(tool, summary) + DeniedSuffix }
+
+// hookTitle is a hook run's title, the displayHooks line without its
+// number: "🪝 <event> [<tool or agent>] · <command> → <decision>".
+func hookTitle(r hooks.Run) string {
+	target := ""
+	if r.Target != "" {
+		target = " [" + r.Target + "]"
+	}
+	return "🪝 " + string(r.Event) + target + " · " + r.Command + " → " + r.Decision
+}
+
+// kindOf is the ACP kind of a tool, so the editor picks its icon.
+func kindOf(tool string) acp.ToolKind {
+	switch tool {
+	case "bash":
+		return acp.ToolKindExecute
+	case "read_file":
+		return acp.ToolKindRead
+	case "write_file", "edit_file":
+		return acp.ToolKindEdit
+	}
+	return acp.ToolKindOther
+}
+
+// failed reports whether a tool's output says it did not do its work: a
+// failure ("error: …", as every mm tool reports one) or a refusal.
+func failed(output string) bool {
+	return strings.HasPrefix(output, "error: ") ||
+		output == orchestrator.NoConsent || output == orchestrator.UserRefused
+}
+
+// rawInput is a call's arguments for the editor, as the tool runs with
+// them; nil (left out) when there are none.
+func rawInput(input json.RawMessage) any {
+	if len(input) == 0 {
+		return nil
+	}
+	if !json.Valid(input) {
+		return string(input)
+	}
+	return input
+}
+
+// locations are the files a file tool works on, absolute, so the editor
+// can follow the agent; nil for other tools.
+func locations(call orchestrator.Call, dir string) []acp.ToolCallLocation {
+	switch call.Tool {
+	case "read_file", "write_file", "edit_file":
+	default:
+		return nil
+	}
+	var args struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(call.Input, &args) != nil || args.Path == "" {
+		return nil
+	}
+	p := args.Path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return []acp.ToolCallLocation{{Path: filepath.Clean(p)}}
+}
+
+func textContent(s string) acp.ToolCallContent { return acp.ToolContent(acp.TextBlock(s)) }

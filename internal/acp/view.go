@@ -1,0 +1,286 @@
+package acp
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/coder/acp-go-sdk"
+
+	"mm/hooks"
+	"mm/orchestrator"
+)
+
+// view shows one turn in the editor: the editor's counterpart of line
+// mode's display (internal/cli/display.go). The answer streams as message
+// chunks; each tool call is an ACP tool call, started when the tool starts
+// and updated when it ends; a call a hook denied is a failed tool call;
+// with displayHooks, each hook run is a tool call of its own; hook failure
+// lines go to stderr.
+//
+// It is called from several goroutines (tool calls run in parallel, asked
+// agents show through askTool); mu keeps each call's updates in order.
+type view struct {
+	s *session
+	// prefix makes the model's call ids, which restart every turn
+	// ("call_1_1"), unique in the session.
+	prefix string
+	ask    bool // the agent asks for consent: its calls start pending
+	hooks  bool // displayHooks
+
+	mu    sync.Mutex
+	calls map[string]*callState
+	runs  int // hook runs shown
+}
+
+// callState is what the editor shows of a tool call so far.
+type callState struct {
+	ended bool
+	// blocks are the asked agent's answer and notices, for ask_agent.
+	blocks []block
+}
+
+// block is one piece of an ask_agent call's content: a run of text by one
+// speaker (an asked agent's path), or a notice.
+type block struct {
+	speaker string
+	notice  bool
+	text    string
+}
+
+func newView(s *session, turn int) *view {
+	return &view{
+		s: s, prefix: "t" + strconv.Itoa(turn) + "/",
+		ask: !s.mm.Agent.Yolo, hooks: s.srv.app.Config.DisplayHooks,
+		calls: map[string]*callState{},
+	}
+}
+
+// callID is the ACP id of a tool call: the session's own call id, or, for
+// an asked agent's call, the asking ask_agent call's ACP id (parent) and
+// the path of agents it came through ("expert/librarian").
+func (v *view) callID(parent, agents, id string) string {
+	if agents == "" {
+		return v.prefix + id
+	}
+	if parent == "" {
+		parent = strings.TrimSuffix(v.prefix, "/")
+	}
+	return parent + "/" + agents + "/" + id
+}
+
+// show is the orchestrator's show callback.
+func (v *view) show(ev orchestrator.Event) {
+	if ev.Agent != "" {
+		v.asked("", ev)
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	id := v.callID("", "", ev.Call.ID)
+	switch ev.Kind {
+	case orchestrator.Text:
+		v.send(acp.UpdateAgentMessageText(ev.Text))
+	case orchestrator.ToolStart:
+		v.start(id, ev.Call.Tool, ev.Call, v.ask, true)
+	case orchestrator.ToolDenied:
+		v.denied(id, ev.Call.Tool, ev, true)
+	case orchestrator.ToolEnd:
+		v.end(id, ev.Output, ev.Summary)
+	case orchestrator.HookRun:
+		v.hookRun(ev.Run)
+	case orchestrator.HookFailure:
+		v.s.srv.log.line(ev.Text)
+	case orchestrator.Notice:
+		v.send(acp.UpdateAgentMessageText("\n" + ev.Text + "\n"))
+	}
+}
+
+// asked shows an event of an asked agent: its answer streams into the
+// content of the ask_agent call that asked it (parent); its tool calls are
+// tool calls of their own, titled "<agent> › <tool>" as its consent
+// questions are. Its hook runs are its own business (they do not cross
+// the process boundary); its hook failure lines go to stderr, labelled.
+// parent is "" for an asked agent's event that reached the turn without
+// going through askTool (none does today): its text joins the answer.
+func (v *view) asked(parent string, ev orchestrator.Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	id := v.callID(parent, ev.Agent, ev.Call.ID)
+	name := strings.ReplaceAll(ev.Agent, "/", " › ") + " › " + ev.Call.Tool
+	label := "[" + ev.Agent + "] "
+	switch ev.Kind {
+	case orchestrator.Text:
+		if parent == "" {
+			v.send(acp.UpdateAgentMessageText(ev.Text))
+			return
+		}
+		v.content(parent, ev.Agent, false, ev.Text)
+	case orchestrator.ToolStart:
+		v.start(id, name, ev.Call, false, false)
+	case orchestrator.ToolDenied:
+		v.denied(id, name, ev, false)
+	case orchestrator.ToolEnd:
+		v.end(id, ev.Output, ev.Summary)
+	case orchestrator.HookFailure:
+		v.s.srv.log.line(label + ev.Text)
+	case orchestrator.Notice:
+		if parent == "" {
+			v.send(acp.UpdateAgentMessageText("\n" + label + ev.Text + "\n"))
+			return
+		}
+		v.content(parent, ev.Agent, true, label+ev.Text)
+	}
+}
+
+// notice adds a notice of the relay itself (postAsk's replacement
+// notice) to the content of the ask_agent call parent.
+func (v *view) notice(parent, text string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.content(parent, "", true, text)
+}
+
+// content appends to an ask_agent call's content and sends all of it:
+// ACP's tool_call_update replaces a call's content.
+func (v *view) content(parent, speaker string, notice bool, text string) {
+	c := v.call(parent)
+	n := len(c.blocks)
+	switch {
+	case !notice && n > 0 && !c.blocks[n-1].notice && c.blocks[n-1].speaker == speaker:
+		c.blocks[n-1].text += text
+	case !notice && strings.Contains(speaker, "/"):
+		// Further down the chain: say who is speaking.
+		c.blocks = append(c.blocks, block{speaker: speaker, text: "[" + speaker + "] " + text})
+	default:
+		c.blocks = append(c.blocks, block{speaker: speaker, notice: notice, text: text})
+	}
+	v.send(acp.UpdateToolCall(acp.ToolCallId(parent), acp.WithUpdateContent(c.contents())))
+}
+
+func (c *callState) contents() []acp.ToolCallContent {
+	out := make([]acp.ToolCallContent, len(c.blocks))
+	for i, b := range c.blocks {
+		out[i] = textContent(b.text)
+	}
+	return out
+}
+
+func (v *view) call(id string) *callState {
+	c := v.calls[id]
+	if c == nil {
+		c = &callState{}
+		v.calls[id] = c
+	}
+	return c
+}
+
+// start shows a tool call that starts: pending while consent is asked,
+// else running. own: a call of the session's agent, whose paths are in
+// the session's directory.
+func (v *view) start(id, name string, call orchestrator.Call, pending, own bool) {
+	v.call(id)
+	status := acp.ToolCallStatusInProgress
+	if pending {
+		status = acp.ToolCallStatusPending
+	}
+	opts := []acp.ToolCallStartOpt{
+		acp.WithStartKind(kindOf(call.Tool)),
+		acp.WithStartStatus(status),
+		acp.WithStartRawInput(rawInput(call.Input)),
+	}
+	if own {
+		if l := locations(call, v.s.cwd); l != nil {
+			opts = append(opts, func(tc *acp.SessionUpdateToolCall) { tc.Locations = l })
+		}
+	}
+	v.send(acp.StartToolCall(acp.ToolCallId(id), title(name, call.Summary), opts...))
+}
+
+// running shows that consent allowed a call.
+func (v *view) running(id string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.send(acp.UpdateToolCall(acp.ToolCallId(id), acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
+}
+
+// denied shows a call a hook denied as a failed call titled as the
+// reference's preToolCall table says; ask_agent, denied by preAsk, has
+// started already and is updated.
+func (v *view) denied(id, name string, ev orchestrator.Event, own bool) {
+	t := deniedTitle(name, ev.Call.Summary)
+	content := []acp.ToolCallContent{textContent(ev.Output)}
+	c, started := v.calls[id]
+	if started {
+		c.ended = true
+		v.send(acp.UpdateToolCall(acp.ToolCallId(id), acp.WithUpdateTitle(t),
+			acp.WithUpdateStatus(acp.ToolCallStatusFailed), acp.WithUpdateContent(content)))
+		return
+	}
+	v.calls[id] = &callState{ended: true}
+	opts := []acp.ToolCallStartOpt{
+		acp.WithStartKind(kindOf(ev.Call.Tool)),
+		acp.WithStartStatus(acp.ToolCallStatusFailed),
+		acp.WithStartRawInput(rawInput(ev.Call.Input)),
+		acp.WithStartContent(content),
+	}
+	if own {
+		if l := locations(ev.Call, v.s.cwd); l != nil {
+			opts = append(opts, func(tc *acp.SessionUpdateToolCall) { tc.Locations = l })
+		}
+	}
+	v.send(acp.StartToolCall(acp.ToolCallId(id), t, opts...))
+}
+
+// end shows a call that ended with output: completed, or failed when the
+// output is a failure or a refusal. An ask_agent call keeps the answer as
+// it was shown while written (postAsk changes what the asking agent
+// reads, never what was shown); a failure is added after it.
+func (v *view) end(id, output, summary string) {
+	c := v.call(id)
+	if c.ended {
+		return // a hook denied it, and said so
+	}
+	c.ended = true
+	status := acp.ToolCallStatusCompleted
+	if failed(output) {
+		status = acp.ToolCallStatusFailed
+	}
+	opts := []acp.ToolCallUpdateOpt{acp.WithUpdateStatus(status)}
+	if summary != "" { // ask_agent: "expert answered; a hook replaced the answer (n characters)"
+		opts = append(opts, acp.WithUpdateTitle(summary))
+	}
+	switch {
+	case len(c.blocks) == 0:
+		opts = append(opts, acp.WithUpdateContent([]acp.ToolCallContent{textContent(output)}))
+	case status == acp.ToolCallStatusFailed:
+		c.blocks = append(c.blocks, block{notice: true, text: output})
+		opts = append(opts, acp.WithUpdateContent(c.contents()))
+	}
+	v.send(acp.UpdateToolCall(acp.ToolCallId(id), opts...))
+}
+
+// hookRun shows a hook run, with displayHooks, as the reference's
+// "Affichage" table says of the editor: a tool call of kind other, sent
+// when the hook ended and completed at once, failed when the run failed.
+// These calls are not in the history, so session/load does not replay them.
+func (v *view) hookRun(run hooks.Run) {
+	if !v.hooks {
+		return
+	}
+	v.runs++
+	status := acp.ToolCallStatusCompleted
+	if run.Failure != "" {
+		status = acp.ToolCallStatusFailed
+	}
+	v.send(acp.StartToolCall(acp.ToolCallId(v.prefix+"hook-"+strconv.Itoa(v.runs)), hookTitle(run),
+		acp.WithStartKind(acp.ToolKindOther), acp.WithStartStatus(status)))
+}
+
+// send sends an update of the session. It is not bound to the prompt's
+// context: what a cancelled turn still shows (postGeneration's run) is
+// sent too. An editor gone away is not an error here; the connection ends.
+func (v *view) send(u acp.SessionUpdate) {
+	v.s.srv.client().SessionUpdate(context.Background(), acp.SessionNotification{SessionId: acp.SessionId(v.s.id), Update: u})
+}
