@@ -1,0 +1,139 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"mm/internal/frontend"
+	"mm/orchestrator"
+	"mm/relay"
+)
+
+// job is the turn or /ask… running now. One runs at a time: a session runs
+// one turn at a time, and an /ask-with-context reads the conversation.
+type job struct {
+	line      string
+	cancel    context.CancelFunc
+	cancelled bool
+}
+
+// What a job's goroutine sends the window: each event as it happens, then
+// how the job ended. Program.Send delivers them in the order they are sent.
+type (
+	eventMsg    struct{ ev orchestrator.Event }
+	turnDoneMsg struct{ res orchestrator.TurnResult }
+	askDoneMsg  struct {
+		line string
+		res  relay.Result
+		err  error
+	}
+)
+
+func isAsk(line string) bool {
+	_, _, _, ok := frontend.ParseAsk(line)
+	return ok
+}
+
+// start runs line (a prompt or an /ask… command) on its own goroutine.
+func (m *model) start(line string) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.running = &job{line: line, cancel: cancel}
+	m.tr.add(&entry{kind: kindPrompt, text: line})
+	send := m.send
+	show := func(ev orchestrator.Event) { send(eventMsg{ev}) }
+	m.jobs.Add(1)
+	if isAsk(line) {
+		go func() {
+			defer m.jobs.Done()
+			defer cancel()
+			res, err := m.app.Ask(ctx, m.session, line, show)
+			send(askDoneMsg{line: line, res: res, err: err})
+		}()
+	} else {
+		go func() {
+			defer m.jobs.Done()
+			defer cancel()
+			send(turnDoneMsg{m.session.Generate(ctx, line, show)})
+		}()
+	}
+	return m.spin.Tick
+}
+
+// next starts the first line sent during the job that just ended.
+func (m *model) next() tea.Cmd {
+	m.running = nil
+	if len(m.queue) == 0 {
+		return nil
+	}
+	line := m.queue[0]
+	m.queue = m.queue[1:]
+	return m.start(line)
+}
+
+// abort cancels the running job (postGeneration and postAsk still run:
+// that is the orchestrator's and the relay's business) and drops the lines
+// waiting for it: a user who stops a turn means the ones after it too.
+func (m *model) abort() {
+	if m.running == nil || m.running.cancelled {
+		return
+	}
+	m.running.cancelled = true
+	m.running.cancel()
+	if n := len(m.queue); n > 0 {
+		m.queue = nil
+		m.tr.line(kindDim, fmt.Sprintf("%d waiting prompt(s) dropped", n))
+	}
+}
+
+// turnDone ends a turn as line mode does: the ⚙ line, then the commands
+// (displayCommands) and one notice per hook run (displayHooks), dim; then
+// what went wrong, if anything.
+func (m *model) turnDone(res orchestrator.TurnResult) {
+	m.tr.endTurn()
+	cfg := m.app.Config
+	if res.Err == nil || res.Cancelled() || res.Answer != "" || len(res.Ran) > 0 || len(res.HookRuns) > 0 {
+		m.tr.line(kindDim, fmt.Sprintf("⚙ %d command(s)", len(res.Ran)))
+		if cfg.DisplayCommands {
+			for _, c := range res.Ran {
+				m.tr.line(kindDim, "  🔧 "+callTitle(c))
+			}
+		}
+		if cfg.DisplayHooks {
+			for i, r := range res.HookRuns {
+				m.tr.line(kindDim, "  "+r.Line(i+1))
+			}
+		}
+	}
+	if res.Empty {
+		m.tr.line(kindDim, orchestrator.EmptyReply)
+	}
+	if res.SaveErr != nil {
+		m.tr.line(kindError, "session file: "+res.SaveErr.Error())
+	}
+	switch {
+	case res.Err == nil:
+	case res.Cancelled():
+		m.tr.line(kindError, "turn cancelled")
+	default:
+		m.tr.line(kindError, res.Err.Error())
+	}
+}
+
+// askDone says what went wrong with an /ask… command. Its hook runs are
+// not listed: they ran outside a turn (the reference's "Affichage").
+func (m *model) askDone(d askDoneMsg) {
+	m.tr.endTurn()
+	name, _, _, _ := frontend.ParseAsk(d.line)
+	switch {
+	case d.err != nil:
+		m.tr.line(kindError, d.err.Error())
+	case d.res.Denied:
+		m.tr.line(kindError, relay.DeniedError(d.res.Reason))
+	case d.res.Status == relay.Cancelled:
+		m.tr.line(kindError, "ask cancelled")
+	case d.res.Err != nil:
+		m.tr.line(kindError, "ask "+name+": "+d.res.Err.Error())
+	}
+}
