@@ -40,8 +40,11 @@ func Serve(ctx context.Context, app *frontend.App, version string, in io.Reader,
 		sessions: map[string]*session{},
 		ready:    make(chan struct{}),
 	}
+	// The SDK logs through slog.Default unless given a logger, and giving
+	// it one after the connection started races with its reader: set the
+	// default first (this process speaks ACP and nothing else).
+	slog.SetDefault(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	conn := acp.NewAgentSideConnection(srv, out, in)
-	conn.SetLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	srv.conn = conn
 	close(srv.ready)
 	select {
