@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,9 @@ import (
 
 	"mm/internal/mockmodel"
 )
+
+// runs counts the scripts started, for RUNID.
+var runs atomic.Int64
 
 // binDir holds the mm binary the scripts run: built once, from this
 // package, the way a user builds it (with -race when the tests run so).
@@ -73,6 +77,9 @@ func TestScripts(t *testing.T) {
 			}
 			env.Setenv("REPO", repo)
 			env.Setenv("NODE_MODULES", filepath.Join(repo, "cmd", "mm", npmDir))
+			// RUNID tells this script's run from any other on the machine, for
+			// names outside $WORK (tmux servers' sockets).
+			env.Setenv("RUNID", fmt.Sprintf("%d-%d", os.Getpid(), runs.Add(1)))
 			// Nothing listens there unless the script starts the scripted model.
 			env.Setenv("LLMMAN_HOST", "127.0.0.1:9")
 			return nil
