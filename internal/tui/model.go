@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/textinput"
@@ -37,8 +38,10 @@ type model struct {
 	running *job
 	queue   []string      // lines sent during a job, run after it
 	asks    []*consentReq // consent questions, the first one in the dialog
-	history []string      // lines sent, for Up and Down
-	recall  int           // index in history while recalling; len(history) when not
+	// dialogSince is when the question now in the dialog appeared.
+	dialogSince time.Time
+	history     []string // lines sent, for Up and Down
+	recall      int      // index in history while recalling; len(history) when not
 
 	interrupted bool // quit with Ctrl-C: exit 130 like line mode
 }
@@ -86,6 +89,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.askDone(msg)
 		cmd = m.next()
 	case consentAskMsg:
+		if len(m.asks) == 0 {
+			m.dialogSince = time.Now()
+		}
 		m.asks = append(m.asks, msg.req)
 	case consentGoneMsg:
 		m.dropAsk(msg.req)
@@ -104,6 +110,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // otherwise the keys edit the input, which stays usable during a turn.
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if len(m.asks) > 0 {
+		if time.Since(m.dialogSince) < dialogGrace && k.String() != "ctrl+c" {
+			return nil // typed before the question could be read: not an answer
+		}
 		switch k.String() {
 		case "y", "Y":
 			m.answer(true)
@@ -161,10 +170,16 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
+// dialogGrace is how long a new consent question ignores keys: the
+// input stays usable during a turn, and a "y" or "n" typed in a word just
+// as the dialog appears must not answer a question no one has read.
+const dialogGrace = 500 * time.Millisecond
+
 // answer replies to the question in the dialog.
 func (m *model) answer(ok bool) {
 	req := m.asks[0]
 	m.asks = m.asks[1:]
+	m.dialogSince = time.Now()
 	req.answer <- ok
 }
 
