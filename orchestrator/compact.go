@@ -75,7 +75,7 @@ func (s *Session) compact(ctx context.Context) (int, error) {
 	reply, err := a.Model.Chat(ctx, model.Request{Model: a.Name, Messages: []model.Message{
 		{Role: "system", Content: SummaryInstructions},
 		{Role: "user", Content: Transcript(old)},
-	}}, nil)
+	}}, func(string) {})
 	if err != nil {
 		return 0, fmt.Errorf("compress the conversation: %w", err)
 	}

@@ -44,14 +44,22 @@ func (m *model) start(line string) tea.Cmd {
 	send := m.send
 	show := func(ev orchestrator.Event) { send(eventMsg{ev}) }
 	m.jobs.Add(1)
-	if isAsk(line) {
+	switch {
+	case line == "/compact":
+		go func() {
+			defer m.jobs.Done()
+			defer cancel()
+			n, err := m.session.Compact(ctx)
+			send(compactDoneMsg{n: n, err: err})
+		}()
+	case isAsk(line):
 		go func() {
 			defer m.jobs.Done()
 			defer cancel()
 			res, err := m.app.Ask(ctx, m.session, line, show)
 			send(askDoneMsg{line: line, res: res, err: err})
 		}()
-	} else {
+	default:
 		go func() {
 			defer m.jobs.Done()
 			defer cancel()
@@ -59,6 +67,13 @@ func (m *model) start(line string) tea.Cmd {
 		}()
 	}
 	return m.spin.Tick
+}
+
+// compactDoneMsg ends a /compact job: how many messages the summary
+// replaced, or why nothing was compressed.
+type compactDoneMsg struct {
+	n   int
+	err error
 }
 
 // next starts the first line sent during the job that just ended.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -84,6 +85,13 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tr.show(msg.ev)
 	case turnDoneMsg:
 		m.turnDone(msg.res)
+		cmd = m.next()
+	case compactDoneMsg:
+		if msg.err != nil {
+			m.tr.line(kindError, msg.err.Error())
+		} else {
+			m.tr.line(kindNotice, fmt.Sprintf(orchestrator.CompactedNotice, msg.n))
+		}
 		cmd = m.next()
 	case askDoneMsg:
 		m.askDone(msg)
@@ -213,9 +221,10 @@ func (m *model) recallLine(up bool) {
 
 const helpText = `Type a prompt and press Enter. You can type while a turn runs: what you
 send then waits for the turn to end.
-  /help    this help
-  /abort   cancel the running turn (Esc too; Ctrl-C at an empty input)
-  /exit    leave mm (Ctrl-C or Ctrl-D at an empty input, when no turn runs)
+  /help      this help
+  /abort     cancel the running turn (Esc too; Ctrl-C at an empty input)
+  /compact   replace the earlier turns by a summary the model writes
+  /exit      leave mm (Ctrl-C or Ctrl-D at an empty input, when no turn runs)
   PgUp, PgDn, Shift+Up, Shift+Down scroll the conversation; Up and Down
   bring back what you sent.`
 
@@ -244,7 +253,7 @@ func (m *model) submit(line string) tea.Cmd {
 		}
 		m.abort()
 		return nil
-	case isAsk(line):
+	case isAsk(line), line == "/compact":
 	case strings.HasPrefix(line, "/"):
 		name, _, _ := strings.Cut(line, " ")
 		m.tr.line(kindError, "unknown command "+name+"; /help lists them")

@@ -191,7 +191,7 @@ func TestKeys(t *testing.T) {
 	h.typeLine("/abort")
 	h.wantScreen("no turn is running")
 	h.typeLine("/help")
-	h.wantScreen("/abort   cancel the running turn")
+	h.wantScreen("/abort     cancel the running turn")
 	h.key(tea.KeyPressMsg{Code: tea.KeyUp})
 	if got := h.m.input.Value(); got != "/help" {
 		t.Errorf("Up brings back %q, want /help", got)
@@ -206,5 +206,23 @@ func TestKeys(t *testing.T) {
 	}
 	if cmd := h.typeLine("/exit"); cmd == nil {
 		t.Error("/exit does not quit")
+	}
+}
+
+func TestCompact(t *testing.T) {
+	h, _ := newHarness(t, llm.Reply{Content: "one"}, llm.Reply{Content: "two"}, llm.Reply{Content: "the summary"})
+	isCompacted := func(msg tea.Msg) bool { _, ok := msg.(compactDoneMsg); return ok }
+	h.typeLine("/compact")
+	h.pump(isCompacted)
+	h.wantScreen("nothing to compress")
+	h.typeLine("first")
+	h.pump(isDone)
+	h.typeLine("second")
+	h.pump(isDone)
+	h.typeLine("/compact")
+	h.pump(isCompacted)
+	h.wantScreen("⚙ context compressed: 2 earlier message(s) replaced by a summary")
+	if got := h.m.session.History[0].Content; got != orchestrator.SummaryMarker+"\nthe summary" {
+		t.Errorf("the history starts with %q", got)
 	}
 }
