@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/coder/acp-go-sdk"
 
@@ -36,7 +37,8 @@ func replay(history []model.Message, dir string) []acp.SessionUpdate {
 	return out
 }
 
-// replayCall is a tool call of the history as a completed tool call; its
+// replayCall is a tool call of the history as an ended tool call (failed,
+// and titled as denied, when its output says so, as it was shown); its
 // id is new (the model's ids restart every turn) and stable across loads.
 func replayCall(c model.ToolCall, output string, at int, dir string) acp.SessionUpdate {
 	input := json.RawMessage(c.Function.Arguments)
@@ -44,16 +46,23 @@ func replayCall(c model.ToolCall, output string, at int, dir string) acp.Session
 		input = json.RawMessage("{}")
 	}
 	call := orchestrator.Call{ID: c.ID, Tool: c.Function.Name, Input: input, Summary: orchestrator.Summary(input)}
+	status, name := acp.ToolCallStatusCompleted, title(call.Tool, call.Summary)
+	switch {
+	case strings.HasPrefix(output, "[denied by a hook"), strings.HasPrefix(output, "[ask denied by a hook"):
+		status, name = acp.ToolCallStatusFailed, deniedTitle(call.Tool, call.Summary)
+	case failed(output):
+		status = acp.ToolCallStatusFailed
+	}
 	opts := []acp.ToolCallStartOpt{
 		acp.WithStartKind(kindOf(call.Tool)),
-		acp.WithStartStatus(acp.ToolCallStatusCompleted),
+		acp.WithStartStatus(status),
 		acp.WithStartRawInput(rawInput(input)),
 		acp.WithStartContent([]acp.ToolCallContent{textContent(output)}),
 	}
 	if l := locations(call, dir); l != nil {
 		opts = append(opts, func(tc *acp.SessionUpdateToolCall) { tc.Locations = l })
 	}
-	return acp.StartToolCall(acp.ToolCallId("h"+strconv.Itoa(at)+"/"+c.ID), title(call.Tool, call.Summary), opts...)
+	return acp.StartToolCall(acp.ToolCallId("h"+strconv.Itoa(at)+"/"+c.ID), name, opts...)
 }
 
 // outputOf is the output of call id among the tool messages that follow
