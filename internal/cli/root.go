@@ -42,38 +42,21 @@ type rootOptions struct {
 }
 
 func (o *rootOptions) run(ctx context.Context) error {
+	asking := o.ask != "" || o.askWithContext != ""
+	modes := 0
+	for _, on := range []bool{o.tui, o.acp, o.promptSet, asking} {
+		if on {
+			modes++
+		}
+	}
 	switch {
-	case o.tui:
-		cfg, err := o.loadConfig()
-		if err != nil {
-			return err
-		}
-		app, err := newApp(cfg, o.io)
-		if err != nil {
-			return err
-		}
-		defer app.close()
-		err = tui.Run(ctx, app.App, tui.Options{In: o.io.In, Out: o.io.Out, Err: o.io.Err, Color: o.io.Color, Session: o.session})
-		if errors.Is(err, tui.ErrInterrupted) {
-			return errInterrupted
-		}
-		return err
-	case o.acp:
-		cfg, err := o.loadConfig()
-		if err != nil {
-			return err
-		}
-		app, err := newApp(cfg, o.io)
-		if err != nil {
-			return err
-		}
-		defer app.close()
-		return acp.Serve(ctx, app.App, Version, o.io.In, o.io.Out, o.io.Err)
+	case modes > 1:
+		return &exitError{exitFailure, "mm: -tui, -acp, -p and --ask each start mm a different way: give one"}
 	case o.ask != "" && o.askWithContext != "":
 		return &exitError{exitFailure, "mm: --ask and --ask-with-context go alone"}
-	case (o.ask != "" || o.askWithContext != "") && len(o.args) != 1:
+	case asking && len(o.args) != 1:
 		return &exitError{exitFailure, `mm: --ask takes one question: mm --ask <agent> "<question>"`}
-	case o.ask == "" && o.askWithContext == "" && len(o.args) > 0:
+	case !asking && len(o.args) > 0:
 		return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q (a prompt goes after -p, or on a line of line mode)", o.args[0])}
 	}
 	cfg, err := o.loadConfig()
@@ -86,10 +69,18 @@ func (o *rootOptions) run(ctx context.Context) error {
 	}
 	defer app.close()
 	app.sessionPath = o.session
-	if o.ask != "" || o.askWithContext != "" {
+	switch {
+	case o.tui:
+		err := tui.Run(ctx, app.App, tui.Options{In: o.io.In, Out: o.io.Out, Err: o.io.Err, Color: o.io.Color, Session: o.session})
+		if errors.Is(err, tui.ErrInterrupted) {
+			return errInterrupted
+		}
+		return err
+	case o.acp:
+		return acp.Serve(ctx, app.App, Version, o.io.In, o.io.Out, o.io.Err)
+	case asking:
 		return app.askCLI(ctx, o)
-	}
-	if o.promptSet {
+	case o.promptSet:
 		prompt := o.prompt
 		if prompt == "-" {
 			b, err := io.ReadAll(o.io.In)
