@@ -122,7 +122,7 @@ func TestReplay(t *testing.T) {
 		`{"content":{"text":"read it","type":"text"},"sessionUpdate":"user_message_chunk"}`,
 		`{"content":{"text":"Reading.","type":"text"},"sessionUpdate":"agent_message_chunk"}`,
 		`{"toolCallId":"h1/call_1_1","title":"read_file: a.txt","kind":"read","status":"completed","content":[{"content":{"text":"A","type":"text"},"type":"content"}],"locations":[{"path":"/work/a.txt"}],"rawInput":{"path":"a.txt"},"sessionUpdate":"tool_call"}`,
-		`{"toolCallId":"h1/call_1_2","title":"bash","kind":"execute","status":"completed","content":[{"content":{"text":"error: missing \"command\"","type":"text"},"type":"content"}],"rawInput":{},"sessionUpdate":"tool_call"}`,
+		`{"toolCallId":"h1/call_1_2","title":"bash","kind":"execute","status":"failed","content":[{"content":{"text":"error: missing \"command\"","type":"text"},"type":"content"}],"rawInput":{},"sessionUpdate":"tool_call"}`,
 		`{"content":{"text":"It says A.","type":"text"},"sessionUpdate":"agent_message_chunk"}`,
 	}
 	if len(got) != len(want) {
