@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -479,8 +478,8 @@ func (c *Config) parseMCPServers(v *yaml.Node) error {
 			return fmt.Errorf("%s: headers are for a url, not a command", prefix)
 		}
 		if s.URL != "" {
-			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fmt.Errorf("%s.url: want an http:// or https:// URL, got %q", prefix, s.URL)
+			if err := httpURL(prefix+".url", s.URL); err != nil {
+				return err
 			}
 		}
 		if s.Cwd != "" && !filepath.IsAbs(s.Cwd) {

@@ -108,8 +108,8 @@ func (c *Config) parseProviders(v *yaml.Node) error {
 		if p.BaseURL == "" {
 			return fmt.Errorf("%s: baseURL is required", prefix)
 		}
-		if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%s.baseURL: want an http:// or https:// URL, got %q", prefix, p.BaseURL)
+		if err := httpURL(prefix+".baseURL", p.BaseURL); err != nil {
+			return err
 		}
 		p.BaseURL = strings.TrimRight(p.BaseURL, "/")
 		p.Hint = fmt.Sprintf("start the server of provider %q, or fix providers.%s.baseURL", name, name)
@@ -143,4 +143,12 @@ func (c *Config) Resolve(ref string) (Endpoint, error) {
 		e.APIKey = os.Getenv(p.APIKeyEnv)
 	}
 	return e, nil
+}
+
+// httpURL checks the value of key is an http:// or https:// URL.
+func httpURL(key, value string) error {
+	if u, err := url.Parse(value); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s: want an http:// or https:// URL, got %q", key, value)
+	}
+	return nil
 }

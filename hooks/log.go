@@ -14,9 +14,8 @@ import (
 // of concurrent tool calls, and of asked agents writing the same file, do
 // not interleave.
 type Log struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
+	mu sync.Mutex
+	f  *os.File
 }
 
 // OpenLog opens (creating it if need be) the audit file at path.
@@ -25,7 +24,7 @@ func OpenLog(path string) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Log{f: f, path: path}, nil
+	return &Log{f: f}, nil
 }
 
 // LogLine is one run in the audit file.

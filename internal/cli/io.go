@@ -12,7 +12,6 @@ import (
 // consent question.
 type lineReader struct {
 	lines chan string
-	err   error // valid once lines is closed
 	tty   bool  // the lines come from a terminal (so they are echoed already)
 }
 
@@ -32,9 +31,6 @@ func newLineReader(r io.Reader) *lineReader {
 			if err != nil {
 				if line != "" {
 					lr.lines <- line
-				}
-				if err != io.EOF {
-					lr.err = err
 				}
 				return
 			}
