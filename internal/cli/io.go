@@ -12,7 +12,7 @@ import (
 // consent question.
 type lineReader struct {
 	lines chan string
-	tty   bool  // the lines come from a terminal (so they are echoed already)
+	tty   bool // the lines come from a terminal (so they are echoed already)
 }
 
 func newLineReader(r io.Reader) *lineReader {
