@@ -14,8 +14,8 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 
-	"mm/agentproc/agentpb"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/agentproc/agentpb"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // Handshake keeps an mm child from being started by anything but mm, and a

@@ -16,9 +16,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"mm/agentproc/agentpb"
-	"mm/orchestrator"
-	"mm/relay"
+	"github.com/mm-agent/mm/agentproc/agentpb"
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
 )
 
 // Supervisor owns the asked agents' processes of one session: it starts a

@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"mm/agentproc/agentpb"
+	"github.com/mm-agent/mm/agentproc/agentpb"
 )
 
 // grpcPlugin is the go-plugin glue: the child registers the Agent service,

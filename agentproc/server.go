@@ -13,10 +13,10 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"mm/agentproc/agentpb"
-	"mm/internal/procs"
-	"mm/orchestrator"
-	"mm/relay"
+	"github.com/mm-agent/mm/agentproc/agentpb"
+	"github.com/mm-agent/mm/internal/procs"
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
 )
 
 // Agent is what a child process serves: each Ask is one fresh turn.

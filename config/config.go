@@ -16,10 +16,10 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
-	"mm/hooks"
-	"mm/internal/structured"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/structured"
 )
 
 // DefaultModel is used when neither the config nor --model names one.

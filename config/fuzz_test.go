@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mm/hooks"
+	"github.com/mm-agent/mm/hooks"
 )
 
 // FuzzLoad writes arbitrary bytes as an agent's YAML file and loads it. Load

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"mm/internal/procs"
+	"github.com/mm-agent/mm/internal/procs"
 )
 
 // Limits of one run, from the reference's Execution table.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"mm/internal/model"
+	"github.com/mm-agent/mm/internal/model"
 )
 
 // SummaryMarker introduces the summary that replaced older turns.

@@ -11,8 +11,8 @@ import (
 	"errors"
 	"fmt"
 
-	"mm/hooks"
-	"mm/internal/model"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/model"
 )
 
 // Model is what a turn needs of a model client.

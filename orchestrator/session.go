@@ -11,8 +11,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"mm/hooks"
-	"mm/internal/model"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/model"
 )
 
 // Session is one conversation with an agent: the history the model reads,

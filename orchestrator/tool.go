@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"mm/internal/model"
+	"github.com/mm-agent/mm/internal/model"
 )
 
 // Tool is something the model can call. Built-in tools, MCP tools and

@@ -16,9 +16,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"mm/config"
-	"mm/hooks"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // Via says which way a relay was started (the ask object's via).

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"mm/internal/model"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // ToolName is the relay tool the model gets when mmConfigs is not empty.

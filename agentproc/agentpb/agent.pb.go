@@ -659,7 +659,7 @@ const file_agent_proto_rawDesc = "" +
 	"\tCANCELLED\x10\x02\x12\r\n" +
 	"\tMAX_STEPS\x10\x032>\n" +
 	"\x05Agent\x125\n" +
-	"\x03Ask\x12\x13.mm.agentproc.v1.Up\x1a\x15.mm.agentproc.v1.Down(\x010\x01B\x16Z\x14mm/agentproc/agentpbb\x06proto3"
+	"\x03Ask\x12\x13.mm.agentproc.v1.Up\x1a\x15.mm.agentproc.v1.Down(\x010\x01B*Z(github.com/mm-agent/mm/agentproc/agentpbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once

@@ -20,7 +20,7 @@ import (
 	"slices"
 	"time"
 
-	"mm/hooks"
+	"github.com/mm-agent/mm/hooks"
 )
 
 func main() {

@@ -21,9 +21,9 @@ import (
 	"strings"
 	"time"
 
-	"mm/agentproc"
-	"mm/internal/mockmodel"
-	"mm/relay"
+	"github.com/mm-agent/mm/agentproc"
+	"github.com/mm-agent/mm/internal/mockmodel"
+	"github.com/mm-agent/mm/relay"
 )
 
 func main() {

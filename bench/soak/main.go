@@ -37,7 +37,7 @@ import (
 	"strings"
 	"time"
 
-	"mm/internal/mockmodel"
+	"github.com/mm-agent/mm/internal/mockmodel"
 )
 
 func main() {

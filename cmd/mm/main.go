@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"mm/internal/cli"
+	"github.com/mm-agent/mm/internal/cli"
 )
 
 func main() { os.Exit(cli.Main()) }

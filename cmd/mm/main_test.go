@@ -13,7 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"mm/internal/mockmodel"
+	"github.com/mm-agent/mm/internal/mockmodel"
 )
 
 // runs counts the scripts started, for RUNID.

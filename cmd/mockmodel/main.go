@@ -6,7 +6,7 @@
 // With a COMMAND it runs it with LLMMAN_HOST and MOCKMODEL_URL pointing at
 // the server, so `mockmodel demo.yaml -- mm -p "hello"` talks to the script,
 // and exits with the command's exit code. Without one it prints the base URL
-// and serves until SIGINT or SIGTERM. See package mm/internal/mockmodel for
+// and serves until SIGINT or SIGTERM. See package github.com/mm-agent/mm/internal/mockmodel for
 // the script format.
 package main
 
@@ -20,7 +20,7 @@ import (
 	"strings"
 	"syscall"
 
-	"mm/internal/mockmodel"
+	"github.com/mm-agent/mm/internal/mockmodel"
 )
 
 func main() {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
-	"mm/hooks"
-	"mm/internal/model"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 func TestTitles(t *testing.T) {

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"mm/agentproc"
-	"mm/internal/attach"
-	"mm/internal/frontend"
-	"mm/internal/tools"
-	"mm/orchestrator"
-	"mm/relay"
+	"github.com/mm-agent/mm/agentproc"
+	"github.com/mm-agent/mm/internal/attach"
+	"github.com/mm-agent/mm/internal/frontend"
+	"github.com/mm-agent/mm/internal/tools"
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
 )
 
 // agentFor is app's agent as it works for session s in dir, the session's

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 
-	"mm/internal/model"
-	"mm/orchestrator"
-	"mm/relay"
+	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
 )
 
 // askTool is ask_agent as the editor shows it. The orchestrator's events

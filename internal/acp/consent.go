@@ -6,7 +6,7 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // The answers a consent question offers. "Always" lasts for the session

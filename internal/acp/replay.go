@@ -7,8 +7,8 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
-	"mm/internal/model"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // replay is the conversation of a loaded session as session/update

@@ -23,7 +23,7 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
-	"mm/internal/frontend"
+	"github.com/mm-agent/mm/internal/frontend"
 )
 
 // Serve speaks ACP on in and out for app until the client closes the

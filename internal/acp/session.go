@@ -13,8 +13,8 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
-	"mm/agentproc"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/agentproc"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // session is one ACP session: an mm session kept in its session file, with

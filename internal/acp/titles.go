@@ -7,8 +7,8 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
-	"mm/hooks"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // The editor's titles of the hooks reference ("Effets sur le tour",

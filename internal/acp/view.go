@@ -8,8 +8,8 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
-	"mm/hooks"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // view shows one turn in the editor: the editor's counterpart of line

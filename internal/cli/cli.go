@@ -14,7 +14,7 @@ import (
 	"golang.org/x/term"
 )
 
-// Version is mm's version, set at build time with -ldflags "-X mm/internal/cli.Version=…".
+// Version is mm's version, set at build time with -ldflags "-X github.com/mm-agent/mm/internal/cli.Version=…".
 var Version = "v0.1.0-dev"
 
 // Exit codes of the contract.

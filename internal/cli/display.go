@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"mm/config"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // display renders a turn the line-mode way (also -p): the answer streamed

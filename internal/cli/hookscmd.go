@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"mm/config"
-	"mm/hooks"
-	"mm/internal/tools"
-	"mm/orchestrator"
-	"mm/relay"
+	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/tools"
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
 )
 
 // Exit statuses of mm hooks test, so a team's CI can check its hooks.

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"syscall"
 
-	"mm/internal/frontend"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/internal/frontend"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // lineConsent asks on the terminal, or reads the next line of a piped

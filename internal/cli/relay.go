@@ -12,13 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"mm/agentproc"
-	"mm/config"
-	"mm/hooks"
-	"mm/internal/frontend"
-	"mm/internal/sessionfile"
-	"mm/orchestrator"
-	"mm/relay"
+	"github.com/mm-agent/mm/agentproc"
+	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/frontend"
+	"github.com/mm-agent/mm/internal/sessionfile"
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
 )
 
 // askCLI is mm --ask / --ask-with-context (via: cli): the answer on stdout

@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"strings"
 
-	"mm/config"
-	"mm/orchestrator"
-	"mm/relay"
+	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
 )
 
 // App is one agent as a front end drives it.

@@ -25,8 +25,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
 
-	"mm/config"
-	"mm/internal/model"
+	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/internal/model"
 )
 
 // StartTimeout bounds a server's start and handshake, and listing its tools.

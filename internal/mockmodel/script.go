@@ -25,7 +25,7 @@ import (
 	"text/template"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Script is the whole of what the scripted model will say, as loaded from a

@@ -21,8 +21,8 @@ import (
 	"sync"
 	"time"
 
-	"mm/internal/model"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // Record is one line of a session file.

@@ -13,8 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"mm/internal/model"
-	"mm/internal/procs"
+	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/internal/procs"
 )
 
 // Output kept from a bash call: the first and the last half of bashCap.

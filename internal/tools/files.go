@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"mm/internal/model"
+	"github.com/mm-agent/mm/internal/model"
 )
 
 const (

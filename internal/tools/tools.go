@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"strings"
 
-	"mm/internal/model"
+	"github.com/mm-agent/mm/internal/model"
 )
 
 // Tool is the shape of orchestrator.Tool, declared here so this package does

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 var (

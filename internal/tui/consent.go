@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // consent puts the orchestrator's consent questions — this agent's and

@@ -6,9 +6,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"mm/internal/frontend"
-	"mm/orchestrator"
-	"mm/relay"
+	"github.com/mm-agent/mm/internal/frontend"
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
 )
 
 // job is the turn or /ask… running now. One runs at a time: a session runs

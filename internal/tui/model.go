@@ -12,8 +12,8 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
-	"mm/internal/frontend"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/internal/frontend"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // model is the window: the banner, the conversation, the consent dialog,

@@ -10,10 +10,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"mm/config"
-	"mm/internal/frontend"
-	llm "mm/internal/model"
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/internal/frontend"
+	llm "github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // fakeModel answers each request with the next reply; a reply of "wait"

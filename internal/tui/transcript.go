@@ -3,7 +3,7 @@ package tui
 import (
 	"strings"
 
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // entryKind says how an entry of the conversation is drawn.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"mm/orchestrator"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // screen lays tr out for width and returns its lines without styles.

@@ -19,7 +19,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"golang.org/x/term"
 
-	"mm/internal/frontend"
+	"github.com/mm-agent/mm/internal/frontend"
 )
 
 // Options are what the window needs of the command line.
