@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,7 +25,11 @@ var runs atomic.Int64
 var binDir string
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	flag.Parse()
+	scriptParallelism()
+	code := run(m)
+	reportSkipped()
+	os.Exit(code)
 }
 
 func run(m *testing.M) int {
@@ -84,13 +89,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("LLMMAN_HOST", "127.0.0.1:9")
 			return nil
 		},
-		Condition: func(cond string) (bool, error) {
-			switch cond {
-			case "npm":
-				return npmInstalled()
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
-		},
+		Condition: needCondition,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"mockmodel": cmdMockmodel,
 			"waitfile":  cmdWaitfile,
@@ -204,19 +203,5 @@ func processAlive(pid int) bool {
 }
 
 // npmDir holds the real MCP servers and the ACP client library the scripts
-// drive, installed from npm by .ci/run (npm ci --prefix cmd/mm/testdata/npm).
+// drive, installed from npm (npm ci --prefix cmd/mm/testdata/npm).
 const npmDir = "testdata/npm/node_modules"
-
-// npmInstalled is the [npm] condition: scripts that need the npm packages
-// skip without them, unless MM_REQUIRE_NPM is set (as CI does), where their
-// absence is an error.
-func npmInstalled() (bool, error) {
-	_, err := os.Stat(filepath.Join(npmDir, "@modelcontextprotocol", "server-filesystem"))
-	if err == nil {
-		return true, nil
-	}
-	if os.Getenv("MM_REQUIRE_NPM") != "" {
-		return false, fmt.Errorf("the npm test packages are missing: run npm ci --prefix cmd/mm/testdata/npm")
-	}
-	return false, nil
-}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// requireAllEnv, when set (CI sets it), makes a script that would skip for
+// a missing tool fail instead: a skipped test is not a passed test.
+const requireAllEnv = "MM_REQUIRE_ALL"
+
+// A need is something a script can require with a condition of its name,
+// written at its top as
+//
+//	[!tmux] skip 'tmux is not installed'
+//
+// Without it the script skips (and the run's end names it), unless
+// MM_REQUIRE_ALL is set: then the condition is an error and the script
+// fails, saying what to install.
+type need struct {
+	present func() bool
+	install string // the command that provides it
+}
+
+var needs = map[string]need{
+	"npm": {
+		present: func() bool {
+			_, err := os.Stat(filepath.Join(npmDir, "@modelcontextprotocol", "server-filesystem"))
+			return err == nil
+		},
+		install: "npm ci --prefix cmd/mm/testdata/npm",
+	},
+	"tmux":  {present: onPath("tmux"), install: "apt-get install tmux"},
+	"bwrap": {present: onPath("bwrap"), install: "apt-get install bubblewrap"},
+}
+
+func onPath(name string) func() bool {
+	return func() bool {
+		_, err := exec.LookPath(name)
+		return err == nil
+	}
+}
+
+// skipped counts, by need, the scripts that found it missing.
+var skipped = struct {
+	sync.Mutex
+	by map[string]int
+}{by: map[string]int{}}
+
+// needCondition is the scripts' Condition: the needs above.
+func needCondition(cond string) (bool, error) {
+	n, ok := needs[cond]
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if n.present() {
+		return true, nil
+	}
+	if os.Getenv(requireAllEnv) != "" {
+		return false, fmt.Errorf("%s is missing and %s is set: run %s", cond, requireAllEnv, n.install)
+	}
+	skipped.Lock()
+	skipped.by[cond]++
+	skipped.Unlock()
+	return false, nil
+}
+
+// reportSkipped says, at the end of a run, how many scripts skipped, why,
+// and what enables them. go test shows a passing package's output only
+// with -v, so the report also goes to the terminal when there is one.
+func reportSkipped() {
+	skipped.Lock()
+	defer skipped.Unlock()
+	if len(skipped.by) == 0 {
+		return
+	}
+	names := make([]string, 0, len(skipped.by))
+	total := 0
+	for n, c := range skipped.by {
+		names = append(names, n)
+		total += c
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "cmd/mm: %d end-to-end script(s) SKIPPED:\n", total)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %d need %s: %s\n", skipped.by[n], n, needs[n].install)
+	}
+	fmt.Fprintf(&b, "  (set %s=1 to make a skip a failure, as CI does)\n", requireAllEnv)
+	os.Stdout.WriteString(b.String())
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		io.WriteString(tty, b.String())
+		tty.Close()
+	}
+}
+
+// scriptParallelism lets more scripts run at once than there are CPUs
+// unless -parallel was given: a script spends most of its time waiting for
+// the processes it starts.
+func scriptParallelism() {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", fmt.Sprint(3*runtime.GOMAXPROCS(0)))
+	}
+}
