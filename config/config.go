@@ -1,8 +1,9 @@
 // Package config loads and validates an agent's YAML file. Validation is
-// strict — an unknown key is an error, like an unknown hook event — because
-// YAML silently ignores what it does not know, and a misspelt guard that
-// never runs is worse than an agent that refuses to start. Every message is
-// the one a user reads: it names the file and the key.
+// strict — an unknown key is an error, like an unknown hook event, and so
+// is a key written twice — because YAML silently ignores what it does not
+// know and keeps the last of two keys, and a misspelt or replaced guard
+// that never runs is worse than an agent that refuses to start. Every
+// message is the one a user reads: it names the file, the key and the line.
 package config
 
 import (
@@ -536,6 +537,9 @@ func (c *Config) parseStructuredOutput(v *yaml.Node) error {
 		}
 		b, err := readFile(path)
 		if err != nil {
+			return fmt.Errorf("structuredOutput.file: %s: %v", path, err)
+		}
+		if err := jsonDuplicates(b); err != nil {
 			return fmt.Errorf("structuredOutput.file: %s: %v", path, err)
 		}
 		raw = b

@@ -230,3 +230,23 @@ func TestSyntaxErrorSearchIsQuick(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 }
+
+func TestJSONDuplicates(t *testing.T) {
+	for _, tt := range []struct{ data, want string }{
+		{`{"type": "object", "required": ["a", "a"]}`, ""},
+		{`{"a": {"b": 1}, "c": {"b": 2}}`, ""},
+		{"{\n  \"type\": \"object\",\n  \"type\": \"string\"\n}", `line 3: key "type" written twice (first on line 2): keep one`},
+		{"{\"properties\": {\n\t\"count\": {\"type\": \"integer\"},\n\t\"count\": {}}}", `properties: line 3: key "count" written twice (first on line 2)`},
+		{`{"anyOf": [{"type": "string"}, {"type": "integer", "type": "number"}]}`, `anyOf[1]: line 1: key "type" written twice`},
+		{`{"a": [[{"x": 1, "x": 2}]]}`, `a[0][0]: line 1: key "x" written twice`},
+		{`not json {"a": 1, "a": 2}`, ""},
+	} {
+		err := jsonDuplicates([]byte(tt.data))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.data, err)
+		case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+			t.Errorf("%s: %v, want %q", tt.data, err, tt.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -243,4 +244,67 @@ func spaces(levels []int) string {
 		return s[0] + " spaces"
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1] + " spaces"
+}
+
+// jsonDuplicates is checkDuplicates for a JSON file (a structuredOutput
+// schema): encoding/json, like YAML, keeps the last of two keys. What is
+// not JSON passes: the schema compiler says what is wrong with it.
+func jsonDuplicates(data []byte) error {
+	type frame struct {
+		object  bool
+		path    string
+		keys    map[string]int // the object's keys → their line
+		key     string         // the object's last key
+		needKey bool           // the next token is a key (or the object's end)
+		index   int            // the array's next index
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	line := func() int { return 1 + bytes.Count(data[:dec.InputOffset()], []byte("\n")) }
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if tok == json.Delim('}') || tok == json.Delim(']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top != nil && top.object && top.needKey {
+			k := tok.(string) // the decoder checks that keys are strings
+			if first, dup := top.keys[k]; dup {
+				prefix := ""
+				if top.path != "" {
+					prefix = top.path + ": "
+				}
+				return fmt.Errorf("%sline %d: key %q written twice (first on line %d): keep one", prefix, line(), k, first)
+			}
+			top.keys[k], top.key, top.needKey = line(), k, false
+			continue
+		}
+		// A value: of the object's last key, the array's next item, or the
+		// document.
+		path := ""
+		switch {
+		case top == nil:
+		case top.object:
+			path, top.needKey = top.key, true
+			if top.path != "" {
+				path = top.path + "." + top.key
+			}
+		default:
+			path = fmt.Sprintf("%s[%d]", top.path, top.index)
+			top.index++
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, path: path, keys: map[string]int{}, needKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{path: path})
+		}
+	}
 }
