@@ -1,8 +1,9 @@
 // Package config loads and validates an agent's YAML file. Validation is
-// strict — an unknown key is an error, like an unknown hook event — because
-// YAML silently ignores what it does not know, and a misspelt guard that
-// never runs is worse than an agent that refuses to start. Every message is
-// the one a user reads: it names the file and the key.
+// strict — an unknown key is an error, like an unknown hook event, and so
+// is a key written twice — because YAML silently ignores what it does not
+// know and keeps the last of two keys, and a misspelt or replaced guard
+// that never runs is worse than an agent that refuses to start. Every
+// message is the one a user reads: it names the file, the key and the line.
 package config
 
 import (
@@ -110,9 +111,9 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, &Error{path, err.Error()}
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readFile(abs)
 	if err != nil {
-		return nil, &Error{path, readReason(err)}
+		return nil, &Error{path, err.Error()}
 	}
 	c := Default(filepath.Dir(abs))
 	c.Path, c.File = path, abs
@@ -150,9 +151,12 @@ func readReason(err error) string {
 }
 
 func (c *Config) parse(data []byte) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	doc, err := decodeDocument(data)
+	if err != nil {
+		return err
+	}
+	if err := checkDuplicates(doc, ""); err != nil {
+		return err
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil // an empty file: every default
@@ -237,7 +241,7 @@ func eachKey(m *yaml.Node, prefix string, known []string, f func(key string, v *
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		key := m.Content[i].Value
 		if known != nil && !contains(known, key) {
-			return fmt.Errorf("%sunknown field %q", prefix, key)
+			return fmt.Errorf("%sunknown field %q%s", prefix, key, didYouMean(key, known))
 		}
 		if err := f(key, m.Content[i+1]); err != nil {
 			return err
@@ -260,7 +264,9 @@ func decode(v *yaml.Node, key string, dst any) error {
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 		return nil
 	}
-	if err := v.Decode(dst); err != nil {
+	_, whole := dst.(*int)
+	// The YAML library truncates 1.5 to 1 for an int: a fraction is a mistake.
+	if err := v.Decode(dst); err != nil || (whole && v.ShortTag() != "!!int") {
 		want := "a string"
 		switch dst.(type) {
 		case *bool:
@@ -307,6 +313,8 @@ func (c *Config) parseMMConfigs(v *yaml.Node) error {
 			return fmt.Errorf("mmConfigs.%s: %s: %s", name, p, readReason(err))
 		} else if st.IsDir() {
 			return fmt.Errorf("mmConfigs.%s: %s is a directory, not a config file", name, p)
+		} else if err := checkStat(st); err != nil {
+			return fmt.Errorf("mmConfigs.%s: %s: %v", name, p, err)
 		}
 		c.MMConfigs[name] = p
 		return nil
@@ -314,6 +322,15 @@ func (c *Config) parseMMConfigs(v *yaml.Node) error {
 }
 
 var hookKeys = []string{"command", "matcher", "timeout", "onError"}
+
+// eventNames are the hook events, for a typo's suggestion.
+func eventNames() []string {
+	names := make([]string, len(hooks.Events))
+	for i, e := range hooks.Events {
+		names[i] = string(e)
+	}
+	return names
+}
 
 // parseHooks validates the hooks block with the reference's messages
 // ("Erreurs de validation").
@@ -324,7 +341,7 @@ func parseHooks(v *yaml.Node, dir string) (hooks.Set, error) {
 	set := hooks.Set{}
 	err := eachKey(v, "hooks: ", nil, func(name string, list *yaml.Node) error {
 		if !hooks.Known(name) {
-			return fmt.Errorf("hooks: unknown event %q (want one of preGeneration, preToolCall, postToolCall, postGeneration, preAsk, postAsk)", name)
+			return fmt.Errorf("hooks: unknown event %q (want one of preGeneration, preToolCall, postToolCall, postGeneration, preAsk, postAsk)%s", name, didYouMean(name, eventNames()))
 		}
 		event := hooks.Event(name)
 		if list.Kind == yaml.ScalarNode && list.Tag == "!!null" {
@@ -518,9 +535,12 @@ func (c *Config) parseStructuredOutput(v *yaml.Node) error {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(c.Dir, path)
 		}
-		b, err := os.ReadFile(path)
+		b, err := readFile(path)
 		if err != nil {
-			return fmt.Errorf("structuredOutput.file: %s: %s", path, readReason(err))
+			return fmt.Errorf("structuredOutput.file: %s: %v", path, err)
+		}
+		if err := jsonDuplicates(b); err != nil {
+			return fmt.Errorf("structuredOutput.file: %s: %v", path, err)
 		}
 		raw = b
 	} else {

@@ -21,6 +21,8 @@ import (
 func FuzzLoad(f *testing.F) {
 	f.Add([]byte("model: llmman/test\n"))
 	f.Add([]byte("hooks:\n  preToolCall:\n    - matcher: ^bash$\n      command: ./guard.sh\n      timeout: 5s\n      onError: fail\n"))
+	f.Add([]byte("yolo: false\nhooks:\n  preToolCall:\n    - command: a\n      command: b\n---\nyolo: true\n"))
+	f.Add([]byte("hooks:\n\tpreToolCall:\n    - command: a\n   onError: fail\nmaxSteps: 1.5\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		// An agent the seeds' mmConfigs can name.

@@ -34,9 +34,12 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 	}
 	transcript := ""
 	if withContext && o.session != "" {
-		history, err := sessionfile.Load(o.session)
+		history, dropped, err := sessionfile.Load(o.session)
 		if err != nil {
 			return &exitError{exitFailure, "[ask: session file: " + err.Error() + "]"}
+		}
+		if dropped != nil {
+			fmt.Fprintln(a.io.Err, "mm: "+dropped.String())
 		}
 		transcript = orchestrator.Transcript(history)
 	} else if withContext && !a.io.InTTY {

@@ -63,12 +63,32 @@ func (o *rootOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The session file is opened (locked, checked) before anything starts,
+	// so a file that is refused is refused before anything else happens.
+	var opened *openedSession
+	if o.session != "" && !asking && !o.acp {
+		f, history, err := sessionfile.Open(o.session)
+		if err != nil {
+			return &exitError{exitFailure, "mm: session file: " + err.Error()}
+		}
+		if d := f.Dropped(); d != nil {
+			fmt.Fprintln(o.io.Err, "mm: "+d.String())
+		}
+		opened = &openedSession{path: o.session, f: f, history: history}
+	}
 	app, err := newApp(cfg, o.io)
 	if err != nil {
+		if opened != nil {
+			opened.f.Close()
+		}
 		return err
 	}
 	defer app.close()
 	app.sessionPath = o.session
+	if opened != nil {
+		app.opened = opened
+		app.files = append(app.files, opened.f)
+	}
 	switch {
 	case o.tui:
 		err := tui.Run(ctx, app.App, tui.Options{In: o.io.In, Out: o.io.Out, Err: o.io.Err, Color: o.io.Color, Session: o.session})
@@ -142,6 +162,16 @@ type app struct {
 	hooksLog   *hooks.Log
 	mcp        *mcptools.Servers
 	files      []*sessionfile.File
+	// opened is the --session file, opened at start for the first
+	// OpenSession of its path.
+	opened *openedSession
+}
+
+// openedSession is a session file opened and its history.
+type openedSession struct {
+	path    string
+	f       *sessionfile.File
+	history []model.Message
 }
 
 // openSession starts a session kept in the session file at path (loaded
@@ -151,9 +181,17 @@ func (a *app) openSession(path string) (*orchestrator.Session, error) {
 	if path == "" {
 		return s, nil
 	}
+	if o := a.opened; o != nil && o.path == path {
+		a.opened = nil
+		s.History, s.Store = o.history, o.f
+		return s, nil
+	}
 	f, history, err := sessionfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("session file: %w", err)
+	}
+	if d := f.Dropped(); d != nil {
+		fmt.Fprintln(a.io.Err, "mm: "+d.String())
 	}
 	a.files = append(a.files, f)
 	s.History, s.Store = history, f

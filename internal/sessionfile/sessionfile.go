@@ -5,9 +5,18 @@
 // turns by a summary.
 //
 // A turn is written as its records followed by an end record, in one
-// write, then synced. Loading keeps only the turns that have their end
-// record, so a crash in the middle of a write loses at most the turn in
-// flight and never makes earlier lines unreadable.
+// write, then synced. A crash in the middle of a write therefore leaves a
+// prefix of that write after the last complete turn: loading drops it, with
+// a notice (Dropped), and never makes earlier lines unreadable. Anything
+// else that is not what mm writes — a line that is not a record, a record
+// of an unknown type, a message a model server would reject (an unknown
+// role, a tool result no earlier call asked for), turns out of order — is
+// an error naming the file and the line: a session is never resumed from a
+// history silently different from the one written.
+//
+// A file is written by one process at a time: Open takes an exclusive lock
+// the system releases when the process ends, however it ends, and refuses
+// a file another process holds (ErrInUse). Load, for readers, takes none.
 package sessionfile
 
 import (
@@ -38,96 +47,277 @@ type Record struct {
 	Kept    int    `json:"kept,omitempty"`
 }
 
-// File is an open session file.
-type File struct {
-	mu   sync.Mutex
-	f    *os.File
-	turn int
+var (
+	// ErrInUse: another running process has the file open for writing.
+	ErrInUse = errors.New("in use by another running mm (one mm writes a session file at a time): wait for it to end, or give another file")
+	// ErrNotSessionFile: the file exists and holds something else; it is
+	// left as it is.
+	ErrNotSessionFile = errors.New("not a session file")
+)
+
+// errLocked is what lock returns when another process holds the lock.
+var errLocked = errors.New("locked")
+
+// Dropped is the incomplete last turn a load left out: what a write cut
+// short (a crash, a kill -9) left after the last complete turn.
+type Dropped struct {
+	Path string
+	// Turn is the turn's number, 0 when not one of its records is whole.
+	Turn int
+	// FirstLine and LastLine are the lines it held, from 1.
+	FirstLine, LastLine int
 }
 
-// Open opens (creating it if need be) the session file at path and returns
-// the history it holds.
+// String is the notice a front end prints on stderr.
+func (d *Dropped) String() string {
+	where := fmt.Sprintf("line %d", d.FirstLine)
+	if d.LastLine > d.FirstLine {
+		where = fmt.Sprintf("lines %d-%d", d.FirstLine, d.LastLine)
+	}
+	if d.Turn > 0 {
+		where = fmt.Sprintf("turn %d, %s", d.Turn, where)
+	}
+	return fmt.Sprintf("session file %s: dropped the incomplete last turn (%s): its write did not finish", d.Path, where)
+}
+
+// File is an open session file.
+type File struct {
+	mu      sync.Mutex
+	f       *os.File
+	turn    int
+	dropped *Dropped
+}
+
+// Open opens (creating it if need be) the session file at path for
+// writing, locks it, and returns the history it holds. A file that is not
+// a session file, or that another mm has open, is refused and left byte
+// for byte as it was. An incomplete last turn is removed from the file, so
+// the next turn starts on a line of its own; Dropped says so.
 func Open(path string) (*File, []model.Message, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: %w (%s)", path, ErrNotSessionFile, fileKind(st.Mode()))
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, nil, err
 	}
-	history, turn, end, err := read(f)
-	if err != nil {
+	fail := func(err error) (*File, []model.Message, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	// Drop what an interrupted write left after the last complete turn, so
-	// the next turn starts on a line of its own.
-	if st, err := f.Stat(); err == nil && st.Size() > end {
-		if err := f.Truncate(end); err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
+	if st, err := f.Stat(); err != nil {
+		return fail(err)
+	} else if !st.Mode().IsRegular() {
+		return fail(fmt.Errorf("%w (%s)", ErrNotSessionFile, fileKind(st.Mode())))
+	}
+	if err := lock(f); err != nil {
+		if errors.Is(err, errLocked) {
+			return fail(ErrInUse)
+		}
+		return fail(fmt.Errorf("cannot lock it: %w", err))
+	}
+	l, err := read(f, path)
+	if err != nil {
+		return fail(err)
+	}
+	switch {
+	case l.dropped != nil:
+		if err := f.Truncate(l.end); err != nil {
+			return fail(err)
+		}
+	case l.noNewline:
+		// The last end record is whole but its newline was cut off.
+		if _, err := f.Write([]byte("\n")); err != nil {
+			return fail(err)
 		}
 	}
-	return &File{f: f, turn: turn}, history, nil
+	return &File{f: f, turn: l.turn, dropped: l.dropped}, l.history, nil
 }
+
+// Dropped is the incomplete last turn Open removed from the file, nil when
+// there was none.
+func (f *File) Dropped() *Dropped { return f.dropped }
 
 // Load reads the history of the session file at path without keeping it
-// open (mm --ask-with-context --session, session/load).
-func Load(path string) ([]model.Message, error) {
+// open and without locking it (mm --ask-with-context --session): the same
+// rules as Open, but nothing is written. dropped is the incomplete last
+// turn left out, nil when there was none.
+func Load(path string) (history []model.Message, dropped *Dropped, err error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: %w (%s)", path, ErrNotSessionFile, fileKind(st.Mode()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	h, _, _, err := read(f)
+	l, err := read(f, path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return h, nil
+	return l.history, l.dropped, nil
 }
 
-// read replays the complete turns of a session file; end is the offset
-// just after the last one.
-func read(r io.Reader) (history []model.Message, lastTurn int, end int64, err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var pending []Record
-	var offset int64
+// fileKind names what a path that is not a regular file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+// loaded is what read found.
+type loaded struct {
+	history []model.Message
+	turn    int   // the last complete turn
+	end     int64 // the offset just after it
+	dropped *Dropped
+	// noNewline: the file ends with the last complete turn's end record,
+	// without its newline.
+	noNewline bool
+}
+
+// recordStart is how every record mm writes begins; a write cut short
+// leaves a prefix of it, at least.
+var recordStart = []byte(`{"type":"`)
+
+// pendingRecord is a record of the turn being read, before its end.
+type pendingRecord struct {
+	Record
+	line int
+}
+
+// read replays the complete turns of a session file, checking every line.
+func read(r io.Reader, path string) (loaded, error) {
+	var (
+		l       loaded
+		br      = bufio.NewReaderSize(r, 64<<10)
+		offset  int64
+		lineNo  int
+		records int // whole records read so far
+		pending []pendingRecord
+		cut     int // the line a write was cut short on, 0 for none
+		// calls are the tool call ids of the assistant messages read so
+		// far: a tool message must answer one of them.
+		calls = map[string]bool{}
+	)
 	for {
-		line, err := br.ReadBytes('\n')
-		offset += int64(len(line))
-		if errors.Is(err, io.EOF) {
-			// A last line without its newline is a write cut short: the
-			// turn in flight, dropped with the rest of its turn.
-			return history, lastTurn, end, nil
+		line, rerr := br.ReadBytes('\n')
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return loaded{}, rerr
 		}
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
+			break
+		}
+		lineNo++
+		offset += int64(len(line))
+		whole := line[len(line)-1] == '\n'
+		text := bytes.TrimSpace(line)
+		if len(text) == 0 {
 			continue
 		}
 		var rec Record
-		if err := json.Unmarshal(line, &rec); err != nil {
-			pending = nil // the remains of an interrupted turn
-			continue
+		if err := json.Unmarshal(text, &rec); err != nil || !knownType(rec.Type) {
+			if !whole && cutShort(text, records > 0) {
+				cut = lineNo // the end of a write cut short
+				break
+			}
+			if records == 0 {
+				return loaded{}, fmt.Errorf("%w (line %d is not a record mm writes); it is left as it is: give another file name", ErrNotSessionFile, lineNo)
+			}
+			if err != nil {
+				return loaded{}, fmt.Errorf("line %d: not a session record (%v)", lineNo, err)
+			}
+			return loaded{}, fmt.Errorf("line %d: record of unknown type %q (want message, compact or end)", lineNo, rec.Type)
+		}
+		records++
+		if err := check(rec, l.turn, pending, calls); err != nil {
+			return loaded{}, fmt.Errorf("line %d: %w", lineNo, err)
 		}
 		if rec.Type != "end" {
-			pending = append(pending, rec)
+			pending = append(pending, pendingRecord{rec, lineNo})
 			continue
 		}
 		for _, p := range pending {
-			if p.Turn != rec.Turn {
-				continue
-			}
 			switch p.Type {
 			case "message":
-				if p.Message != nil {
-					history = append(history, *p.Message)
-				}
+				l.history = append(l.history, *p.Message)
 			case "compact":
-				history = orchestrator.Compacted(p.Summary, history, p.Kept)
+				l.history = orchestrator.Compacted(p.Summary, l.history, p.Kept)
 			}
 		}
-		pending, lastTurn, end = nil, rec.Turn, offset
+		pending, l.turn, l.end, l.noNewline = nil, rec.Turn, offset, !whole
 	}
+	if len(pending) > 0 || cut > 0 {
+		d := &Dropped{Path: path, LastLine: cut}
+		if len(pending) > 0 {
+			d.Turn, d.FirstLine = pending[0].Turn, pending[0].line
+		} else {
+			d.FirstLine = cut
+		}
+		if cut == 0 {
+			d.LastLine = pending[len(pending)-1].line
+		}
+		l.dropped, l.noNewline = d, false
+	}
+	return l, nil
+}
+
+func knownType(t string) bool { return t == "message" || t == "compact" || t == "end" }
+
+// cutShort reports whether text, the last line of a file with no newline,
+// is what a write cut short leaves: the start of a record (or, after
+// records, a prefix of one, or the zeros a crash can leave).
+func cutShort(text []byte, afterRecords bool) bool {
+	if bytes.HasPrefix(text, recordStart) {
+		return true
+	}
+	if !afterRecords {
+		return false
+	}
+	return bytes.HasPrefix(recordStart, text) || len(bytes.Trim(text, "\x00")) == 0
+}
+
+// roles are the message roles a chat-completions server accepts.
+var roles = map[string]bool{"system": true, "user": true, "assistant": true, "tool": true}
+
+// check rejects a record mm never writes: one out of its turn's order, an
+// empty message, a message a model server would refuse.
+func check(rec Record, lastTurn int, pending []pendingRecord, calls map[string]bool) error {
+	switch {
+	case len(pending) > 0 && rec.Turn != pending[0].Turn:
+		return fmt.Errorf("a record of turn %d among the records of turn %d (was the file written by two mm at once?)", rec.Turn, pending[0].Turn)
+	case rec.Turn <= lastTurn:
+		return fmt.Errorf("turn %d after turn %d: turns are numbered in order (was the file written by two mm at once?)", rec.Turn, lastTurn)
+	}
+	switch rec.Type {
+	case "message":
+		m := rec.Message
+		if m == nil {
+			return errors.New(`a "message" record without its message`)
+		}
+		if !roles[m.Role] {
+			return fmt.Errorf("message role %q (want system, user, assistant or tool)", m.Role)
+		}
+		if m.Role == "tool" && !calls[m.ToolCallID] {
+			return fmt.Errorf("a tool message answering call %q, which no earlier assistant message made", m.ToolCallID)
+		}
+		for _, c := range m.ToolCalls {
+			calls[c.ID] = true
+		}
+	case "compact":
+		if rec.Kept < 0 {
+			return fmt.Errorf(`a "compact" record keeping %d messages`, rec.Kept)
+		}
+	}
+	return nil
 }
 
 // AppendTurn records the messages one turn added.
@@ -165,5 +355,5 @@ func (f *File) write(recs []Record) error {
 	return f.f.Sync()
 }
 
-// Close closes the file.
+// Close closes the file, which releases its lock.
 func (f *File) Close() error { return f.f.Close() }

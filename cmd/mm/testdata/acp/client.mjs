@@ -34,12 +34,15 @@
 //                                          (answer and tool call content) contains MARKER
 //       {"restart": true},                 end mm (close its stdin, wait) and start a new one
 //       {"load": "DIR"}                    session/load of the last session, cwd DIR
+//       {"sh": "COMMAND"}                  run sh -c COMMAND in the client's directory, with
+//                                          SESSION_ID set to the last session's id; prints
+//                                          {"sh":"COMMAND","exit":n}
 //     ]
 //   }
 //
 // mm's stderr is the client's stderr, for scripts to check too.
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
@@ -185,6 +188,9 @@ async function runStep(ctx, step) {
       print({ sent: "session/load", sessionId, error: errorOf(err) });
     }
     printCalls();
+  } else if (step.sh !== undefined) {
+    const r = spawnSync("sh", ["-c", step.sh], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, SESSION_ID: sessionId ?? "" } });
+    print({ sh: step.sh, exit: r.status ?? r.signal });
   } else {
     throw new Error("unknown step " + JSON.stringify(step));
   }
