@@ -263,11 +263,11 @@ func TestMatcher(t *testing.T) {
 
 func TestWraps(t *testing.T) {
 	for cmd, want := range map[string]Agent{
-		`"$MM_BIN" hooks adapt claude-code -- ./x.sh`:   ClaudeCode,
+		`"$MM_BIN" hooks adapt claude-code -- ./x.sh`:    ClaudeCode,
 		`mm hooks adapt gemini --matcher x -- ./x.sh`:    Gemini,
 		`"$MM_BIN" hooks adapt  codex -- sh -c 'exit 2'`: Codex,
-		`./hooks/guard.sh`:                               "",
-		`mm hooks adapt claude -- x`:                     "",
+		`./hooks/guard.sh`:           "",
+		`mm hooks adapt claude -- x`: "",
 	} {
 		got, ok := Wraps(cmd)
 		if got != want || ok != (want != "") {
