@@ -95,7 +95,10 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 							parts = append(parts, "matcher "+h.Matcher.String()+" → "+strings.Join(sel, ", "))
 						}
 					}
-					if a, ok := hookadapt.Wraps(h.Command); ok {
+					if a, ok, err := hookadapt.Wraps(h.Command); err != nil {
+						parts = append([]string{"adapts: " + err.Error()}, parts...)
+						warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: mm hooks adapt: %v: every run of this hook fails", e, i, err))
+					} else if ok {
 						if name, err := a.Event(e); err == nil {
 							parts = append([]string{"adapts " + string(a) + " " + name}, parts...)
 						} else {

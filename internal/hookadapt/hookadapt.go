@@ -67,17 +67,17 @@ func (a Agent) Event(e hooks.Event) (string, error) {
 	return "", fmt.Errorf("%s has no hook event for mm's %s (a relay to another agent has no counterpart there): run this hook as a plain mm hook", a, e)
 }
 
-// Wraps reports which agent a hook command adapts, when it runs
-// `mm hooks adapt <agent> …` ("$MM_BIN" hooks adapt …, as the docs and
-// `mm hooks import` write it).
-func Wraps(command string) (Agent, bool) {
-	_, rest, ok := strings.Cut(command, "hooks adapt ")
-	if !ok {
-		return "", false
+// Wraps reports whether a hook command runs `mm hooks adapt <agent> …`
+// ("$MM_BIN" hooks adapt …, as the docs and `mm hooks import` write it),
+// and for which agent; err says the agent is not one mm knows.
+func Wraps(command string) (a Agent, ok bool, err error) {
+	_, rest, found := strings.Cut(command, "hooks adapt ")
+	if !found {
+		return "", false, nil
 	}
 	name, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
-	a, err := ParseAgent(name)
-	return a, err == nil
+	a, err = ParseAgent(name)
+	return a, true, err
 }
 
 // Reply is mm's hook reply (the reference's Reply table), as the adapter

@@ -266,13 +266,15 @@ func TestWraps(t *testing.T) {
 		`"$MM_BIN" hooks adapt claude-code -- ./x.sh`:    ClaudeCode,
 		`mm hooks adapt gemini --matcher x -- ./x.sh`:    Gemini,
 		`"$MM_BIN" hooks adapt  codex -- sh -c 'exit 2'`: Codex,
-		`./hooks/guard.sh`:           "",
-		`mm hooks adapt claude -- x`: "",
+		`./hooks/guard.sh`: "",
 	} {
-		got, ok := Wraps(cmd)
-		if got != want || ok != (want != "") {
-			t.Errorf("Wraps(%q) = %q %v, want %q", cmd, got, ok, want)
+		got, ok, err := Wraps(cmd)
+		if got != want || ok != (want != "") || err != nil {
+			t.Errorf("Wraps(%q) = %q %v %v, want %q", cmd, got, ok, err, want)
 		}
+	}
+	if _, ok, err := Wraps(`mm hooks adapt claude -- x`); !ok || err == nil {
+		t.Errorf("an unknown agent: %v %v", ok, err)
 	}
 }
 
