@@ -13,6 +13,7 @@ import (
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/hookadapt"
 	"github.com/mm-agent/mm/internal/tools"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
@@ -26,9 +27,9 @@ const (
 func newCmdHooks(ios *IOStreams, root *rootOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hooks",
-		Short: "Show the configured hooks, or try a hook chain without a model",
+		Short: "Show the configured hooks, try a hook chain without a model, run hooks written for other agents",
 	}
-	cmd.AddCommand(newCmdHooksList(ios, root), newCmdHooksTest(ios, root))
+	cmd.AddCommand(newCmdHooksList(ios, root), newCmdHooksTest(ios, root), newCmdHooksAdapt(ios), newCmdHooksImport(ios))
 	return cmd
 }
 
@@ -63,6 +64,7 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 				toolNames = append(append([]string(nil), toolNames...), relay.ToolName)
 			}
 			var warnings []string
+			anyOpen := false
 			for _, e := range hooks.Events {
 				list := cfg.Hooks[e]
 				if len(list) == 0 {
@@ -93,9 +95,28 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 							parts = append(parts, "matcher "+h.Matcher.String()+" → "+strings.Join(sel, ", "))
 						}
 					}
-					parts = append(parts, "timeout "+h.Timeout.String(), "onError "+string(h.OnError))
+					if a, ok, err := hookadapt.Wraps(h.Command); err != nil {
+						parts = append([]string{"adapts: " + err.Error()}, parts...)
+						warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: mm hooks adapt: %v: every run of this hook fails", e, i, err))
+					} else if ok {
+						if name, err := a.Event(e); err == nil {
+							parts = append([]string{"adapts " + string(a) + " " + name}, parts...)
+						} else {
+							parts = append([]string{"adapts " + string(a) + ": no counterpart"}, parts...)
+							warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: %s has no hook event for %s: every run of this hook fails", e, i, a, e))
+						}
+					}
+					onError := "onError " + string(h.OnError)
+					if open := failsOpen(e, h.OnError); open != "" {
+						onError += " (" + open + ")"
+						anyOpen = true
+					}
+					parts = append(parts, "timeout "+h.Timeout.String(), onError)
 					fmt.Fprintf(w, "     %s\n", strings.Join(parts, " · "))
 				}
+			}
+			if anyOpen {
+				fmt.Fprintln(w, failsOpenNote)
 			}
 			for _, warn := range warnings {
 				fmt.Fprintln(ios.Err, "warning: "+warn)
@@ -103,6 +124,26 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// failsOpenNote explains the "(fails open)" mark of mm hooks list.
+const failsOpenNote = "(fails open): when the hook cannot run — a crash, a timeout, a bad reply — the prompt, call or relay it guards goes on; onError: fail stops it instead"
+
+// failsOpen says how a hook of a guarding event (one that runs before a
+// step and can stop it) lets the step through when it cannot run: under
+// warn, the reference's default, with a failure line; under ignore,
+// silently. "" for onError: fail and for the events that only observe.
+func failsOpen(e hooks.Event, onError hooks.OnError) string {
+	if e != hooks.PreGeneration && e != hooks.PreToolCall && e != hooks.PreAsk {
+		return ""
+	}
+	switch onError {
+	case hooks.Warn:
+		return "fails open"
+	case hooks.Ignore:
+		return "fails open, silently"
+	}
+	return ""
 }
 
 func orNone(names []string) string {
@@ -119,6 +160,7 @@ type hooksTestOptions struct {
 	answer, errText                  string
 	durationMs                       int64
 	depth                            int
+	depthSet                         bool // --depth given: MM_ASK_DEPTH is not read
 	stdinJSON, jsonOut               bool
 }
 
@@ -136,15 +178,24 @@ would keep, what the user would see.
 
 Exit status: 0 the chain continues, 3 it stops the turn or denies the call
 or relay, 1 a hook failed under onError: fail (or bad usage).`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return &exitError{exitFailure, "mm: hooks test needs an event: one of " + eventList()}
+			case len(args) > 1:
+				return &exitError{exitFailure, fmt.Sprintf("mm: hooks test takes one event, not %d arguments (%s)", len(args), strings.Join(args, " "))}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := root.loadConfig()
 			if err != nil {
 				return err
 			}
 			if !hooks.Known(args[0]) {
-				return &exitError{exitFailure, fmt.Sprintf("mm: unknown event %q (want one of preGeneration, preToolCall, postToolCall, postGeneration, preAsk, postAsk)", args[0])}
+				return &exitError{exitFailure, fmt.Sprintf("mm: unknown event %q (want one of %s)", args[0], eventList())}
 			}
+			o.depthSet = cmd.Flags().Changed("depth")
 			return o.run(cmd.Context(), ios, cfg, hooks.Event(args[0]))
 		},
 	}
@@ -161,7 +212,7 @@ or relay, 1 a hook failed under onError: fail (or bad usage).`,
 	f.StringVar(&o.answer, "answer", "", "the answer (postGeneration, postAsk)")
 	f.StringVar(&o.errText, "error", "", "the turn's or relay's error (postGeneration, postAsk)")
 	f.Int64Var(&o.durationMs, "duration-ms", 0, "the asked agent's time (postAsk)")
-	f.IntVar(&o.depth, "depth", -1, "the agent's relay depth (default: MM_ASK_DEPTH, else 0)")
+	f.IntVar(&o.depth, "depth", 0, "the agent's relay depth (default: MM_ASK_DEPTH, else 0)")
 	f.BoolVar(&o.stdinJSON, "stdin-json", false, "read the whole input object from stdin instead")
 	f.BoolVar(&o.jsonOut, "json", false, "print the result as JSON")
 	return cmd
@@ -169,10 +220,10 @@ or relay, 1 a hook failed under onError: fail (or bad usage).`,
 
 func (o *hooksTestOptions) run(ctx context.Context, ios *IOStreams, cfg *config.Config, event hooks.Event) error {
 	depth := o.depth
-	if depth < 0 {
+	if !o.depthSet {
 		fmt.Sscan(os.Getenv("MM_ASK_DEPTH"), &depth)
-		depth = max(depth, 0)
 	}
+	depth = max(depth, 0)
 	in, target, err := o.buildInput(ios, cfg, event, depth)
 	if err != nil {
 		return &exitError{exitFailure, "mm: " + err.Error()}
@@ -261,6 +312,15 @@ func (o *hooksTestOptions) run(ctx context.Context, ios *IOStreams, cfg *config.
 		return &exitError{code: exitHookStops}
 	}
 	return nil
+}
+
+// eventList names the six events, in the reference's order.
+func eventList() string {
+	names := make([]string, len(hooks.Events))
+	for i, e := range hooks.Events {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
@@ -419,4 +479,116 @@ func effect(event hooks.Event, in hooks.Input, res hooks.Result) []effectLine {
 		add("the asking agent", hooks.WithContexts(answer, res.Contexts))
 	}
 	return out
+}
+
+// newCmdHooksAdapt is mm hooks adapt: a hook written for Claude Code,
+// Codex CLI or Gemini CLI, run as an mm hook's command (package hookadapt
+// does the translation both ways).
+func newCmdHooksAdapt(ios *IOStreams) *cobra.Command {
+	var matcher string
+	cmd := &cobra.Command{
+		Use:   "adapt <claude-code|codex|gemini> -- <command> [args…]",
+		Short: "Run a hook written for Claude Code, Codex CLI or Gemini CLI as an mm hook",
+		Long: `Used as a hook's command, runs <command> as that agent would: it reads mm's
+hook input on stdin, gives <command> the agent's input (its event name, tool
+names, argument names and common fields), and turns its exit status and JSON
+answer into mm's reply. Exit status 2 denies the call or stops the prompt,
+with stderr as the reason; any other non-zero exit is a failure, handled by
+the hook's onError.
+
+  hooks:
+    preToolCall:
+      - command: '"$MM_BIN" hooks adapt claude-code -- ./hooks/block-rm.sh'
+        onError: fail
+
+--matcher applies the agent's own matcher (Claude Code's rule) to the agent's
+tool names; mm hooks import writes it where mm's matcher cannot say the same.
+The mapping of events, tools and fields: docs/reference/hooks-adapt.md.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			switch {
+			case len(args) == 0:
+				return &exitError{exitFailure, "mm: hooks adapt needs an agent and a command: mm hooks adapt <claude-code|codex|gemini> -- <command> [args…]"}
+			case dash < 0 || dash > 1 || len(args) == dash:
+				return &exitError{exitFailure, "mm: hooks adapt runs the command after --: mm hooks adapt <claude-code|codex|gemini> -- <command> [args…]"}
+			case dash == 0:
+				return &exitError{exitFailure, "mm: hooks adapt needs the agent the hook was written for before --: claude-code, codex or gemini"}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := hookadapt.ParseAgent(args[0])
+			if err != nil {
+				return &exitError{exitFailure, "mm: hooks adapt: " + err.Error()}
+			}
+			m, err := hookadapt.ParseMatcher(matcher)
+			if err != nil {
+				return &exitError{exitFailure, "mm: hooks adapt: --" + err.Error()}
+			}
+			r := &hookadapt.Runner{Agent: agent, Matcher: m, Command: args[1:], Env: os.Environ(), MCPServers: configMCPServers}
+			reply := r.Run(cmd.Context(), ios.In)
+			enc := json.NewEncoder(ios.Out)
+			enc.SetEscapeHTML(false)
+			return enc.Encode(reply)
+		},
+	}
+	cmd.Flags().StringVar(&matcher, "matcher", "", "run only for the tools the agent's matcher selects, by the agent's names")
+	return cmd
+}
+
+// configMCPServers are the MCP servers of the config of the mm that runs
+// the hook (MM_CONFIG), to tell an MCP tool's server from its tool name.
+func configMCPServers() []string {
+	path := os.Getenv("MM_CONFIG")
+	if path == "" {
+		return nil
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(cfg.MCPServers))
+	for n := range cfg.MCPServers {
+		names = append(names, n)
+	}
+	return names
+}
+
+// newCmdHooksImport is mm hooks import: another agent's hook settings as
+// mm's hooks block, every command wrapped in the adapter.
+func newCmdHooksImport(ios *IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "import <claude-code|codex|gemini> <settings.json>",
+		Short: "Print the hooks: block for the hooks of a Claude Code (or Codex, Gemini CLI) settings file",
+		Long: `Reads the "hooks" of a settings file — Claude Code's .claude/settings.json or a
+plugin's hooks/hooks.json, Codex's hooks.json, Gemini CLI's settings.json —
+and prints mm's hooks: block for them on stdout: each command wrapped in
+mm hooks adapt, each guard (preGeneration, preToolCall) with onError: fail.
+Hooks with no counterpart in mm are left out, each with a note on stderr.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return &exitError{exitFailure, "mm: hooks import takes an agent and a settings file: mm hooks import claude-code .claude/settings.json"}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			agent, err := hookadapt.ParseAgent(args[0])
+			if err != nil {
+				return &exitError{exitFailure, "mm: hooks import: " + err.Error()}
+			}
+			data, err := os.ReadFile(args[1])
+			if err != nil {
+				return &exitError{exitFailure, "mm: hooks import: " + err.Error()}
+			}
+			out, notes, err := hookadapt.Import(agent, data)
+			for _, n := range notes {
+				fmt.Fprintln(ios.Err, "note: "+n)
+			}
+			if err != nil {
+				return &exitError{exitFailure, fmt.Sprintf("mm: hooks import: %s: %v", args[1], err)}
+			}
+			_, err = ios.Out.Write(out)
+			return err
+		},
+	}
 }
