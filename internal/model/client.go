@@ -149,7 +149,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onText func(delta string
 			return rep, err
 		}
 		retry.Attempt, retry.Max = attempt+1, maxRetries
-		if retry.Wait <= 0 {
+		if retry.Wait < 0 {
 			retry.Wait = retryWait(attempt + 1)
 		}
 		if req.OnRetry != nil {
@@ -282,18 +282,17 @@ func (c *Client) idleError(base, what string) *Error {
 	return kindError(ErrIdle, 0, msg, "no byte from the server for "+d)
 }
 
-// retryAfter reads a Retry-After header (seconds or an HTTP date), capped;
-// 0 when absent or unreadable.
+// retryAfter reads a Retry-After header (seconds or an HTTP date), capped
+// at maxRetryAfter; -1 when absent or unreadable (the default waits then).
 func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
 	var d time.Duration
-	if n, err := strconv.Atoi(v); err == nil {
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
 		d = time.Duration(n) * time.Second
 	} else if t, err := http.ParseTime(v); err == nil {
 		d = t.Sub(now)
+	} else {
+		return -1
 	}
 	return min(max(d, 0), maxRetryAfter)
 }
