@@ -54,9 +54,9 @@ func (e *notStreamError) Error() string {
 func quoteStart(b []byte) string {
 	const n = 48
 	if len(b) > n {
-		return strconv.Quote(string(b[:n])) + "…"
+		return strconv.QuoteToASCII(string(b[:n])) + "…"
 	}
-	return strconv.Quote(string(b))
+	return strconv.QuoteToASCII(string(b))
 }
 
 // wireToolCall is a tool call, or a piece of one, as servers send it.
@@ -310,7 +310,7 @@ func sniff(br *bufio.Reader) (int, []byte) {
 			case sseYes:
 				return sniffSSE, nil
 			case sseNo:
-				head, _ := br.Peek(48)
+				head, _ := br.Peek(64)
 				return sniffOther, head
 			}
 		}
