@@ -445,7 +445,9 @@ func decodeReply(data []byte, sk sink) (Reply, error) {
 			continue
 		}
 		rep.calls.calls = append(rep.calls.calls, ToolCall{ID: tc.ID, Type: "function",
-			Function: FunctionCall{Name: tc.Function.Name, Arguments: args}})
+			Function: FunctionCall{Name: tc.Function.Name}})
+		rep.calls.args = append(rep.calls.args, rope{})
+		rep.calls.args[len(rep.calls.args)-1].WriteString(args)
 		rep.calls.keys = append(rep.calls.keys, len(rep.calls.keys))
 	}
 	return rep.result(), nil

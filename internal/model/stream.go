@@ -123,7 +123,7 @@ type sink struct {
 // reasoning (whatever field or tags it came in) out of the answer.
 type reply struct {
 	sink
-	content, reasoning strings.Builder
+	content, reasoning rope
 	think              thinkSplitter
 	calls              callAssembler
 	finish             string
@@ -372,6 +372,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // callAssembler puts together tool calls that arrive whole or in pieces.
 type callAssembler struct {
 	calls   []ToolCall
+	args    []rope      // args[i]: the arguments of calls[i] so far
 	keys    []int       // sort key of each call: its index, or later for a re-used index
 	byIndex map[int]int // wire index → position in calls of the call now using it
 	maxKey  int
@@ -413,7 +414,9 @@ func (a *callAssembler) add(d wireToolCall) error {
 		}
 		a.byIndex[idx] = len(a.calls)
 		a.calls = append(a.calls, ToolCall{ID: d.ID, Type: "function",
-			Function: FunctionCall{Name: d.Function.Name, Arguments: args}})
+			Function: FunctionCall{Name: d.Function.Name}})
+		a.args = append(a.args, rope{})
+		a.args[len(a.args)-1].WriteString(args)
 		a.keys = append(a.keys, key)
 		return nil
 	}
@@ -426,7 +429,7 @@ func (a *callAssembler) add(d wireToolCall) error {
 	} else if d.Function.Name != "" && d.Function.Name != c.Function.Name {
 		c.Function.Name += d.Function.Name // a name sent in pieces
 	}
-	c.Function.Arguments += args
+	a.args[pos].WriteString(args) // not +=: arguments of megabytes come in thousands of pieces
 	return nil
 }
 
@@ -444,6 +447,9 @@ func (a *callAssembler) result() []ToolCall {
 	var out []ToolCall
 	for _, i := range order {
 		c := a.calls[i]
+		if i < len(a.args) {
+			c.Function.Arguments = a.args[i].String()
+		}
 		if c.ID == "" && c.Function.Name == "" && c.Function.Arguments == "" {
 			continue
 		}
