@@ -112,6 +112,8 @@ func (s *Supervisor) ask(ctx context.Context, c *child, req relay.AskRequest) re
 				resp.Status = relay.Cancelled
 			case agentpb.Outcome_MAX_STEPS:
 				resp.Status = relay.MaxSteps
+			case agentpb.Outcome_CUT_OFF:
+				resp.Status = relay.CutOff
 			}
 			return resp
 		}

@@ -108,6 +108,8 @@ func (s *server) Ask(stream agentpb.Agent_AskServer) error {
 		out.Status = agentpb.Outcome_CANCELLED
 	case relay.MaxSteps:
 		out.Status = agentpb.Outcome_MAX_STEPS
+	case relay.CutOff:
+		out.Status = agentpb.Outcome_CUT_OFF
 	}
 	return send(&agentpb.Down{Msg: &agentpb.Down_Outcome{Outcome: out}})
 }

@@ -66,6 +66,9 @@ type Config struct {
 	// StructuredOutput is the JSON Schema the final answer must match; nil
 	// for free text.
 	StructuredOutput *structured.Schema
+	// ShowReasoning shows what a reasoning model thinks before it answers
+	// (dim, apart from the answer; never in the history).
+	ShowReasoning bool
 }
 
 // MCPServer is one MCP server: a command speaking over stdio, or the URL of
@@ -103,7 +106,7 @@ func (c *Config) AgentNames() []string {
 	return names
 }
 
-var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput"}
+var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput", "showReasoning"}
 
 // Load reads and validates the config file at path.
 func Load(path string) (*Config, error) {
@@ -188,6 +191,8 @@ func (c *Config) parse(data []byte) error {
 			return decode(v, key, &c.DisplayHooks)
 		case "displayCommands":
 			return decode(v, key, &c.DisplayCommands)
+		case "showReasoning":
+			return decode(v, key, &c.ShowReasoning)
 		case "maxSteps":
 			return positive(v, key, &c.MaxSteps)
 		case "maxAskDepth":

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -16,9 +17,17 @@ type Provider struct {
 	BaseURL   string // ".../v1"
 	APIKeyEnv string // the variable holding the API key, "" for none
 	Stream    *bool  // nil: stream (the default)
+	// IdleTimeout is the longest wait for the next byte of a reply; nil:
+	// DefaultIdleTimeout.
+	IdleTimeout *time.Duration
 	// Hint says what to start when the server cannot be reached.
 	Hint string
 }
+
+// DefaultIdleTimeout is the contract's default idleTimeout: long enough for
+// a local model to load and read a long prompt, short enough that a server
+// that hangs does not hold a turn for ever.
+const DefaultIdleTimeout = 5 * time.Minute
 
 // Endpoint is a resolved model reference: where to send requests and how.
 type Endpoint struct {
@@ -26,8 +35,13 @@ type Endpoint struct {
 	Model    string // the model name, everything after the first "/"
 	BaseURL  string
 	APIKey   string
-	Stream   bool
-	Hint     string
+	// APIKeyEnv is the variable the key comes from; APIKeyMissing says it
+	// is not set (the start-up warning names it).
+	APIKeyEnv     string
+	APIKeyMissing bool
+	Stream        bool
+	IdleTimeout   time.Duration // 0: no limit
+	Hint          string
 }
 
 // builtinProviders are the contract's providers; hosts from LLMMAN_HOST and
@@ -80,10 +94,14 @@ func hostURL(host, def string) string {
 	return scheme + host + path
 }
 
-var providerKeys = []string{"baseURL", "apiKeyEnv", "stream"}
+var providerKeys = []string{"baseURL", "apiKeyEnv", "stream", "idleTimeout"}
 
+// parseProviders reads providers:. A provider named like a built-in one
+// without a baseURL changes that one (its address stays): that is how
+// `providers: {ollama: {idleTimeout: 10m}}` gives Ollama a longer wait.
 func (c *Config) parseProviders(v *yaml.Node) error {
 	c.Providers = map[string]Provider{}
+	builtin := builtinProviders()
 	return eachKey(v, "providers: ", nil, func(name string, pv *yaml.Node) error {
 		var p Provider
 		prefix := "providers." + name
@@ -99,11 +117,32 @@ func (c *Config) parseProviders(v *yaml.Node) error {
 					return err
 				}
 				p.Stream = &b
+			case "idleTimeout":
+				var s string
+				if err := decode(kv, prefix+".idleTimeout", &s); err != nil {
+					return err
+				}
+				d, err := parseIdle(s)
+				if err != nil {
+					return fmt.Errorf("%s.idleTimeout: line %d: %v", prefix, kv.Line, err)
+				}
+				p.IdleTimeout = &d
 			}
 			return nil
 		})
 		if err != nil {
 			return err
+		}
+		if b, ok := builtin[name]; ok && p.BaseURL == "" {
+			b.IdleTimeout = p.IdleTimeout
+			if p.APIKeyEnv != "" {
+				b.APIKeyEnv = p.APIKeyEnv
+			}
+			if p.Stream != nil {
+				b.Stream = p.Stream
+			}
+			c.Providers[name] = b
+			return nil
 		}
 		if p.BaseURL == "" {
 			return fmt.Errorf("%s: baseURL is required", prefix)
@@ -116,6 +155,23 @@ func (c *Config) parseProviders(v *yaml.Node) error {
 		c.Providers[name] = p
 		return nil
 	})
+}
+
+// parseIdle reads an idleTimeout: a Go duration ("5m", "90s"), or 0 for
+// no limit.
+func parseIdle(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration (write e.g. 5m, 90s, or 0 for no limit)", s)
+	case d < 0:
+		return 0, fmt.Errorf("%q must not be negative", s)
+	}
+	return d, nil
 }
 
 // Resolve turns a model reference ("<provider>/<model>") into an endpoint,
@@ -138,9 +194,14 @@ func (c *Config) Resolve(ref string) (Endpoint, error) {
 		sort.Strings(names)
 		return Endpoint{}, fmt.Errorf("model: unknown provider %q (want one of %s, or add it under providers:)", prov, strings.Join(names, ", "))
 	}
-	e := Endpoint{Provider: prov, Model: name, BaseURL: p.BaseURL, Stream: p.Stream == nil || *p.Stream, Hint: p.Hint}
+	e := Endpoint{Provider: prov, Model: name, BaseURL: p.BaseURL, Stream: p.Stream == nil || *p.Stream, Hint: p.Hint,
+		IdleTimeout: DefaultIdleTimeout, APIKeyEnv: p.APIKeyEnv}
+	if p.IdleTimeout != nil {
+		e.IdleTimeout = *p.IdleTimeout
+	}
 	if p.APIKeyEnv != "" {
-		e.APIKey = os.Getenv(p.APIKeyEnv)
+		key, ok := os.LookupEnv(p.APIKeyEnv)
+		e.APIKey, e.APIKeyMissing = key, !ok || key == ""
 	}
 	return e, nil
 }

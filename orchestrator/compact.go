@@ -84,6 +84,7 @@ func (s *Session) compact(ctx context.Context) (int, error) {
 	}
 	kept := len(s.History) - last
 	s.History = Compacted(reply.Content, s.History, kept)
+	s.counted, s.countedAt = 0, 0 // the server's count was of the history before
 	if s.Store != nil {
 		if err := s.Store.AppendCompaction(reply.Content, kept); err != nil {
 			return last, fmt.Errorf("session file: %w", err)

@@ -42,6 +42,28 @@ var ErrNoOneToAsk = errors.New("no one to ask for consent")
 // never silent.
 const EmptyReply = "the model's reply was empty (no text and no tool calls)"
 
+// ReasoningOnlyReply is what front ends tell the user when the model's last
+// reply held only reasoning: it thought and gave no answer.
+const ReasoningOnlyReply = "the model reasoned but gave no answer (showReasoning: true shows its reasoning)"
+
+// OutputLimit is the cause of an answer cut off by finish_reason "length".
+const OutputLimit = "output token limit"
+
+// CutOffMarker follows, in the history, an answer that did not end (the
+// contract's "Model replies"): "[answer cut off: output token limit]".
+func CutOffMarker(cause string) string { return "[answer cut off: " + cause + "]" }
+
+// CutOffError is the error text of a cut-off answer, as postAsk reads it.
+func CutOffError(cause string) string { return "answer cut off: " + cause }
+
+// OutputLimitNotice is the warning of an answer cut off at the model's
+// output token limit.
+const OutputLimitNotice = "mm: the answer was cut off at the model's output token limit; the history marks it " + "[answer cut off: " + OutputLimit + "]"
+
+// ErrCutOff ends a structured turn whose answer was cut off: a part of a
+// JSON document is no document.
+var ErrCutOff = errors.New("the answer was cut off at the model's output token limit")
+
 // Structured is a structuredOutput schema (internal/structured).
 type Structured interface {
 	ResponseFormat() json.RawMessage
@@ -121,6 +143,13 @@ const (
 	HookRun
 	// Notice: Text is a line to show as it is (a relay's postAsk notice).
 	Notice
+	// Reasoning is a piece of what the model thinks before it answers: a
+	// front end shows that the model is thinking (or, asked to, the text
+	// itself, apart from the answer); it is never the answer.
+	Reasoning
+	// Warning: Text is a diagnostic line, not the product — a model
+	// server's retry, an answer cut off — which line mode writes to stderr.
+	Warning
 )
 
 // Event is something a front end shows during a turn.
@@ -148,8 +177,18 @@ type TurnResult struct {
 	Answer string
 	// Stopped: a preGeneration hook stopped the turn before the model.
 	Stopped bool
-	// Empty: the model's last reply had no text and no tool call.
+	// Empty: the model's last reply had no text, no reasoning and no tool
+	// call.
 	Empty bool
+	// ReasoningOnly: the model's last reply had reasoning and nothing else.
+	ReasoningOnly bool
+	// CutOff, when not empty, is why the answer did not end (OutputLimit:
+	// the model's output token limit); the history keeps CutOffMarker
+	// after it.
+	CutOff string
+	// Usage sums what the server counted for the turn's model calls (zero
+	// when it said nothing).
+	Usage model.Usage
 	// SaveErr: the turn could not be written to the session's Store.
 	SaveErr error
 	// Ran lists the tool calls that ran, in the order they started.

@@ -27,6 +27,10 @@ type Session struct {
 	// messages are appended when the turn ends, however it ends.
 	Store Store
 
+	// counted is the server's prompt-token count for the last request,
+	// which held History[:countedAt]; 0 when no server said.
+	counted, countedAt int
+
 	mu sync.Mutex
 }
 
@@ -114,8 +118,7 @@ func (t *turn) compactIfNeeded(ctx context.Context, prompt string) {
 	if a.Expand != nil {
 		prompt = a.Expand(prompt) // attachments count too
 	}
-	msgs := append([]model.Message{{Role: "system", Content: a.System}, {Role: "user", Content: prompt}}, t.s.History...)
-	if EstimateTokens(msgs) <= a.ContextBudget*3/4 {
+	if t.s.contextTokens(prompt) <= a.ContextBudget*3/4 {
 		return
 	}
 	n, err := t.s.compact(ctx)
@@ -128,6 +131,18 @@ func (t *turn) compactIfNeeded(ctx context.Context, prompt string) {
 	}
 }
 
+// contextTokens is the size of the next request with prompt: the server's
+// own count of the last request when it gave one, plus the estimate
+// (EstimateTokens) of what came after; the estimate of it all otherwise.
+func (s *Session) contextTokens(prompt string) int {
+	next := EstimateTokens([]model.Message{{Role: "user", Content: prompt}})
+	if s.counted > 0 && s.countedAt <= len(s.History) {
+		return s.counted + EstimateTokens(s.History[s.countedAt:]) + next
+	}
+	msgs := append([]model.Message{{Role: "system", Content: s.Agent.System}}, s.History...)
+	return EstimateTokens(msgs) + next
+}
+
 // CompactedNotice says a compression happened (with how many messages the
 // summary replaced).
 const CompactedNotice = "⚙ context compressed: %d earlier message(s) replaced by a summary"
@@ -135,9 +150,13 @@ const CompactedNotice = "⚙ context compressed: %d earlier message(s) replaced 
 // post runs postGeneration with the question the model read (or the
 // marker) and the last answer; it is not cancelled with the turn.
 func (t *turn) post(ctx context.Context, prompt string) {
+	errText := errorText(t.res.Err)
+	if errText == "" && t.res.CutOff != "" {
+		errText = CutOffError(t.res.CutOff) // an answer cut off did not succeed
+	}
 	res := t.s.Agent.Hooks.Run(ctx, hooks.Input{
 		Event: hooks.PostGeneration, Prompt: prompt,
-		Answer: t.res.Answer, Error: errorText(t.res.Err),
+		Answer: t.res.Answer, Error: errText,
 	}, "")
 	t.hookRuns(res.Runs)
 }
@@ -158,27 +177,52 @@ func (t *turn) loop(ctx context.Context) error {
 		if step >= a.MaxSteps {
 			return maxStepsError(a.MaxSteps)
 		}
-		var text []byte
-		req := model.Request{Model: a.Name, Messages: t.request(), Tools: defs, ResponseFormat: format}
+		req := model.Request{Model: a.Name, Messages: t.request(), Tools: defs, ResponseFormat: format,
+			OnReasoning: func(d string) { t.emit(Event{Kind: Reasoning, Text: d}) },
+			OnRetry:     func(r model.Retry) { t.emit(Event{Kind: Warning, Text: "mm: " + r.String()}) },
+		}
+		at := len(t.s.History)
 		reply, err := a.Model.Chat(ctx, req, func(d string) {
-			text = append(text, d...)
 			if a.Structured == nil { // a structured answer shows once valid
 				t.emit(Event{Kind: Text, Text: d})
 			}
 		})
+		if reply.Usage != nil {
+			t.res.Usage = t.res.Usage.Add(*reply.Usage)
+			t.s.counted, t.s.countedAt = reply.Usage.PromptTokens, at
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				err = ctx.Err()
 			}
-			if len(text) > 0 {
-				t.s.History = append(t.s.History, model.Message{Role: "assistant", Content: string(text)})
-				t.res.Answer = string(text)
+			if reply.Content != "" {
+				// What was shown stays, marked as cut (the contract's
+				// "Model replies").
+				t.s.History = append(t.s.History, model.Message{Role: "assistant", Content: cutOff(reply.Content, cutCause(err))})
+				t.res.Answer = reply.Content
 			}
 			return err
 		}
+		if reply.FinishReason == "length" {
+			// Cut at the output token limit: the answer stays as shown,
+			// marked; a tool call the limit cut is not run (its arguments
+			// may be half written).
+			t.s.History = append(t.s.History, model.Message{Role: "assistant", Content: cutOff(reply.Content, OutputLimit)})
+			t.res.Answer, t.res.CutOff = reply.Content, OutputLimit
+			t.emit(Event{Kind: Warning, Text: OutputLimitNotice})
+			if a.Structured != nil {
+				return ErrCutOff
+			}
+			return nil
+		}
 		msg := model.Message{Role: "assistant", Content: reply.Content}
+		t.res.Empty, t.res.ReasoningOnly = false, false
 		if reply.Content == "" && len(reply.ToolCalls) == 0 {
-			t.res.Empty = true
+			if reply.Reasoning != "" {
+				t.res.ReasoningOnly = true
+			} else {
+				t.res.Empty = true
+			}
 		}
 		if len(reply.ToolCalls) == 0 {
 			t.s.History = append(t.s.History, msg)
@@ -223,6 +267,27 @@ func (t *turn) loop(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// cutOff is an answer that did not end as the history keeps it: what was
+// shown, then the marker.
+func cutOff(answer, cause string) string {
+	if answer == "" {
+		return CutOffMarker(cause)
+	}
+	return answer + "\n\n" + CutOffMarker(cause)
+}
+
+// cutCause says in a few words why a reply stopped.
+func cutCause(err error) string {
+	var me *model.Error
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "cancelled"
+	case errors.As(err, &me) && me.Cause != "":
+		return me.Cause
+	}
+	return err.Error()
 }
 
 // request is the messages the model reads now: the system message, then

@@ -40,6 +40,10 @@ const (
 	Failed
 	Cancelled
 	MaxSteps
+	// CutOff: the asked agent's answer did not end (its model's output
+	// token limit); the asking agent reads it followed by the marker, and
+	// postAsk's error says so.
+	CutOff
 )
 
 // AskRequest is what an Asker needs to run one ask.
@@ -194,6 +198,19 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 		res.ReplacedLen = utf8.RuneCountInString(res.Answer)
 		show(orchestrator.Event{Kind: orchestrator.Notice, Text: ReplacedNotice(req.Agent)})
 	}
+	if res.Status == CutOff {
+		// An answer is never cut silently: the asking agent reads the
+		// marker after it, as the asked agent's history keeps it.
+		res.Err = errors.New(resp.Error)
+		cause := strings.TrimPrefix(resp.Error, orchestrator.CutOffError(""))
+		if res.Answer == "" {
+			res.Answer = orchestrator.CutOffMarker(cause)
+		} else {
+			res.Answer += "\n\n" + orchestrator.CutOffMarker(cause)
+		}
+		res.Answer = hooks.WithContexts(res.Answer, post.Contexts)
+		return res
+	}
 	if res.Status != Answered {
 		res.Err = errors.New(resp.Error)
 		return res
@@ -259,8 +276,11 @@ func Summary(agent string, res Result) string {
 	if res.Replaced {
 		return fmt.Sprintf("%s answered; a hook replaced the answer (%d characters)", agent, res.ReplacedLen)
 	}
-	if res.Status == Answered {
+	switch res.Status {
+	case Answered:
 		return agent + " answered"
+	case CutOff:
+		return agent + "'s answer was cut off"
 	}
 	return agent + " failed"
 }

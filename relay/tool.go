@@ -70,6 +70,8 @@ func (t *Tool) RunInTurn(ctx context.Context, input json.RawMessage, turn orches
 		return out
 	case res.Status == Cancelled:
 		return "error: cancelled"
+	case res.Status == CutOff:
+		return res.Answer // the answer and its marker
 	case res.Err != nil:
 		return "error: " + res.Err.Error()
 	}

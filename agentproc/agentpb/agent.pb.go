@@ -33,6 +33,10 @@ const (
 	Outcome_FAILED    Outcome_Status = 1
 	Outcome_CANCELLED Outcome_Status = 2
 	Outcome_MAX_STEPS Outcome_Status = 3
+	// The answer did not end (the model's output token limit): the answer
+	// is what was written, error says why ("answer cut off: output token
+	// limit").
+	Outcome_CUT_OFF Outcome_Status = 4
 )
 
 // Enum value maps for Outcome_Status.
@@ -42,12 +46,14 @@ var (
 		1: "FAILED",
 		2: "CANCELLED",
 		3: "MAX_STEPS",
+		4: "CUT_OFF",
 	}
 	Outcome_Status_value = map[string]int32{
 		"ANSWERED":  0,
 		"FAILED":    1,
 		"CANCELLED": 2,
 		"MAX_STEPS": 3,
+		"CUT_OFF":   4,
 	}
 )
 
@@ -647,17 +653,18 @@ const file_agent_proto_rawDesc = "" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x18\n" +
 	"\asummary\x18\x03 \x01(\tR\asummary\x12\x14\n" +
 	"\x05input\x18\x04 \x01(\fR\x05input\x12\x17\n" +
-	"\acall_id\x18\x05 \x01(\tR\x06callId\"\xb2\x01\n" +
+	"\acall_id\x18\x05 \x01(\tR\x06callId\"\xbf\x01\n" +
 	"\aOutcome\x127\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x1f.mm.agentproc.v1.Outcome.StatusR\x06status\x12\x16\n" +
 	"\x06answer\x18\x02 \x01(\tR\x06answer\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"@\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"M\n" +
 	"\x06Status\x12\f\n" +
 	"\bANSWERED\x10\x00\x12\n" +
 	"\n" +
 	"\x06FAILED\x10\x01\x12\r\n" +
 	"\tCANCELLED\x10\x02\x12\r\n" +
-	"\tMAX_STEPS\x10\x032>\n" +
+	"\tMAX_STEPS\x10\x03\x12\v\n" +
+	"\aCUT_OFF\x10\x042>\n" +
 	"\x05Agent\x125\n" +
 	"\x03Ask\x12\x13.mm.agentproc.v1.Up\x1a\x15.mm.agentproc.v1.Down(\x010\x01B*Z(github.com/mm-agent/mm/agentproc/agentpbb\x06proto3"
 

@@ -100,24 +100,35 @@ func TestScripts(t *testing.T) {
 
 // cmdMockmodel starts the scripted model server for the rest of the script:
 //
-//	mockmodel [-record FILE] SCRIPT
+//	mockmodel [-record FILE] [-profile NAME] SCRIPT
 //
 // and points mm's llmman provider at it (LLMMAN_HOST), so configs use
-// model: llmman/<anything>. MOCKMODEL_URL holds its base URL.
+// model: llmman/<anything>. MOCKMODEL_URL holds its base URL. -profile
+// makes it write as a real server does (ollama, llamacpp, vllm, lmstudio),
+// overriding the script's profile. A script may start it again: the last
+// one started is the one mm talks to.
 func cmdMockmodel(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! mockmodel")
 	}
-	record := ""
-	if len(args) > 2 && args[0] == "-record" {
-		record, args = ts.MkAbs(args[1]), args[2:]
+	record, profile := "", ""
+	for len(args) > 2 && (args[0] == "-record" || args[0] == "-profile") {
+		if args[0] == "-record" {
+			record = ts.MkAbs(args[1])
+		} else {
+			profile = args[1]
+		}
+		args = args[2:]
 	}
 	if len(args) != 1 {
-		ts.Fatalf("usage: mockmodel [-record FILE] SCRIPT")
+		ts.Fatalf("usage: mockmodel [-record FILE] [-profile NAME] SCRIPT")
 	}
 	script, err := mockmodel.LoadScript(ts.MkAbs(args[0]))
 	ts.Check(err)
 	srv := mockmodel.New(script, record)
+	if profile != "" {
+		ts.Check(srv.SetProfile(profile))
+	}
 	url, err := srv.Start("127.0.0.1:0")
 	ts.Check(err)
 	ts.Defer(func() { srv.Close() })

@@ -1,7 +1,7 @@
 // Command mockmodel serves a scripted OpenAI-compatible model on loopback,
 // a test fixture for running mm offline in end-to-end tests and demos:
 //
-//	mockmodel [-addr 127.0.0.1:0] [-record FILE] SCRIPT [-- COMMAND [ARGS...]]
+//	mockmodel [-addr 127.0.0.1:0] [-record FILE] [-profile NAME] SCRIPT [-- COMMAND [ARGS...]]
 //
 // With a COMMAND it runs it with LLMMAN_HOST and MOCKMODEL_URL pointing at
 // the server, so `mockmodel demo.yaml -- mm -p "hello"` talks to the script,
@@ -28,7 +28,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: mockmodel [-addr 127.0.0.1:0] [-record FILE] SCRIPT [-- COMMAND [ARGS...]]")
+	fmt.Fprintln(os.Stderr, "usage: mockmodel [-addr 127.0.0.1:0] [-record FILE] [-profile NAME] SCRIPT [-- COMMAND [ARGS...]]")
 }
 
 func run() int {
@@ -39,6 +39,7 @@ func run() int {
 	}
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
 	record := fs.String("record", "", "append every request to this file as one JSON line")
+	profile := fs.String("profile", "", "write as this real server does: "+strings.Join(mockmodel.ProfileNames(), ", ")+" (overrides the script's profile)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -56,6 +57,13 @@ func run() int {
 		return 2
 	}
 	srv := mockmodel.New(script, *record)
+	if *profile == "" {
+		*profile = script.Profile
+	}
+	if err := srv.SetProfile(*profile); *profile != "" && err != nil {
+		fmt.Fprintln(os.Stderr, oneLine(err))
+		return 2
+	}
 	baseURL, err := srv.Start(*addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, oneLine(err))

@@ -30,6 +30,7 @@ type IOStreams struct {
 	In            io.Reader
 	Out, Err      io.Writer
 	InTTY, OutTTY bool
+	ErrTTY        bool // stderr is a terminal: line mode's thinking… indicator may be drawn there
 	Color         bool // dim lines allowed: stdout is a terminal and NO_COLOR is unset
 }
 
@@ -39,7 +40,7 @@ func System() *IOStreams {
 	outTTY := term.IsTerminal(int(os.Stdout.Fd()))
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
-		InTTY: inTTY, OutTTY: outTTY,
+		InTTY: inTTY, OutTTY: outTTY, ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		Color: outTTY && os.Getenv("NO_COLOR") == "",
 	}
 }

@@ -22,10 +22,55 @@ type display struct {
 	// current line is an answer being streamed, by the agent answerer.
 	mid, answering bool
 	answerer       string
+	// indicator: draw "thinking…" on stderr while the model reasons (both
+	// stdout and stderr are a terminal); thinking: it is drawn now.
+	indicator, thinking bool
+	// reasoning: the current line is shown reasoning (showReasoning), by
+	// the agent reasoner.
+	reasoning bool
+	reasoner  string
 }
 
 func newDisplay(io *IOStreams, cfg *config.Config) *display {
-	return &display{out: io.Out, err: io.Err, color: io.Color, cfg: cfg}
+	return &display{out: io.Out, err: io.Err, color: io.Color, cfg: cfg, indicator: io.OutTTY && io.ErrTTY}
+}
+
+// thinkingLine is the indicator line mode draws on stderr while the model
+// reasons, erased when it answers.
+const thinkingLine = "thinking…"
+
+// think shows that the model reasons: the indicator, or with showReasoning
+// the reasoning itself, dim, before the answer.
+func (d *display) think(ev orchestrator.Event, label string) {
+	if d.cfg.ShowReasoning {
+		d.clearThinking()
+		if !d.reasoning || d.reasoner != ev.Agent {
+			d.endLine()
+			d.answering = false
+			io.WriteString(d.out, d.dim(label+"💭 "))
+			d.reasoning, d.reasoner = true, ev.Agent
+		}
+		io.WriteString(d.out, d.dim(ev.Text))
+		d.mid = !strings.HasSuffix(ev.Text, "\n")
+		return
+	}
+	if !d.indicator || d.thinking || d.err == nil {
+		return
+	}
+	if d.mid {
+		d.endLine()
+		d.answering = false
+	}
+	io.WriteString(d.err, label+thinkingLine)
+	d.thinking = true
+}
+
+// clearThinking erases the indicator.
+func (d *display) clearThinking() {
+	if d.thinking {
+		io.WriteString(d.err, "\r\x1b[K")
+		d.thinking = false
+	}
 }
 
 // show is the orchestrator's show callback; it is called one event at a time.
@@ -33,6 +78,18 @@ func (d *display) show(ev orchestrator.Event) {
 	label := ""
 	if ev.Agent != "" {
 		label = "[" + ev.Agent + "] "
+	}
+	switch ev.Kind {
+	case orchestrator.Reasoning:
+		d.think(ev, label)
+		return
+	case orchestrator.HookRun:
+		return // listed after the answer (displayHooks)
+	}
+	d.clearThinking()
+	if ev.Kind != orchestrator.Reasoning && d.reasoning {
+		d.reasoning = false
+		d.endLine()
 	}
 	switch ev.Kind {
 	case orchestrator.Text:
@@ -55,6 +112,14 @@ func (d *display) show(ev orchestrator.Event) {
 		d.line(d.dim(label + ev.Text))
 	case orchestrator.Notice:
 		d.line(label + ev.Text)
+	case orchestrator.Warning:
+		w := d.err
+		if w == nil {
+			w = d.out // a display already on stderr (mm --ask, structured -p)
+		}
+		d.endLine()
+		d.answering = false
+		fmt.Fprintln(w, label+ev.Text)
 	}
 }
 
@@ -82,10 +147,14 @@ func (d *display) dim(s string) string {
 // footer ends a turn: the ⚙ line, then the commands and the hook runs
 // when the config asks for them, in the same dim colour.
 func (d *display) footer(res orchestrator.TurnResult) {
+	d.clearThinking()
 	d.endLine()
-	d.answering = false
+	d.answering, d.reasoning = false, false
 	if d.err != nil && res.Empty {
 		fmt.Fprintln(d.err, "mm: "+orchestrator.EmptyReply)
+	}
+	if d.err != nil && res.ReasoningOnly {
+		fmt.Fprintln(d.err, "mm: "+orchestrator.ReasoningOnlyReply)
 	}
 	if d.err != nil && res.SaveErr != nil {
 		fmt.Fprintln(d.err, "mm: session file: "+res.SaveErr.Error())

@@ -140,6 +140,9 @@ func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, 
 			fmt.Fprintln(a.io.Err, "mm: turn cancelled")
 		} else {
 			fmt.Fprintln(a.io.Err, res.Err.Error())
+			for _, n := range a.defaultsNotes(res.Err) {
+				fmt.Fprintln(a.io.Err, n)
+			}
 		}
 	}
 	return nil

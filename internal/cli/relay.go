@@ -188,12 +188,14 @@ func (s *servedAgent) Ask(ctx context.Context, prompt string, show func(orchestr
 	agent.Consent = consent
 	res := orchestrator.NewSession(&agent).Generate(ctx, prompt, show)
 	switch {
-	case res.Err == nil:
+	case res.Err == nil && res.CutOff == "":
 		return relay.AskResponse{Status: relay.Answered, Answer: res.Answer}
 	case res.Cancelled():
 		return relay.AskResponse{Status: relay.Cancelled, Answer: res.Answer, Error: "cancelled"}
 	case errors.Is(res.Err, orchestrator.ErrMaxSteps):
 		return relay.AskResponse{Status: relay.MaxSteps, Answer: res.Answer, Error: res.Err.Error()}
+	case res.Err == nil && res.CutOff != "":
+		return relay.AskResponse{Status: relay.CutOff, Answer: res.Answer, Error: orchestrator.CutOffError(res.CutOff)}
 	}
 	return relay.AskResponse{Status: relay.Failed, Answer: res.Answer, Error: res.Err.Error()}
 }

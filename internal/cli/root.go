@@ -221,6 +221,9 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 	if err != nil {
 		return nil, &exitError{exitFailure, (&config.Error{Path: cfg.Path, Msg: err.Error()}).Error()}
 	}
+	if ep.APIKeyMissing {
+		fmt.Fprintln(io.Err, apiKeyWarning(ep))
+	}
 	depth, _ := strconv.Atoi(os.Getenv("MM_ASK_DEPTH"))
 	if bin, err := os.Executable(); err == nil {
 		os.Setenv("MM_BIN", bin)
@@ -264,7 +267,8 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 	a.Banner = banner(cfg)
 	a.OpenSession = a.openSession
 	a.Agent = &orchestrator.Agent{
-		Model:         &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint},
+		Model: &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint,
+			Provider: ep.Provider, APIKeyEnv: ep.APIKeyEnv, IdleTimeout: ep.IdleTimeout},
 		ModelRef:      cfg.Model,
 		Name:          ep.Model,
 		System:        cfg.System,
@@ -323,8 +327,50 @@ func (a *app) once(ctx context.Context, prompt string) error {
 	d := newDisplay(a.io, a.Config)
 	res := s.Generate(ctx, prompt, d.show)
 	d.footer(res)
-	return turnError(res)
+	if res.Err == nil && res.CutOff != "" {
+		return &exitError{code: exitFailure} // the warning said it
+	}
+	err = turnError(res)
+	if notes := a.defaultsNotes(res.Err); len(notes) > 0 {
+		// The error first, then what explains it.
+		fmt.Fprintln(a.io.Err, err.Error())
+		for _, n := range notes {
+			fmt.Fprintln(a.io.Err, n)
+		}
+		return &exitError{code: exitFailure}
+	}
+	return err
 }
+
+// apiKeyWarning is the start-up warning of a provider whose apiKeyEnv
+// names a variable that is not set.
+func apiKeyWarning(ep config.Endpoint) string {
+	return fmt.Sprintf("mm: warning: %s is not set (apiKeyEnv of provider %s): requests to %s go without an API key", ep.APIKeyEnv, ep.Provider, ep.BaseURL)
+}
+
+// defaultsNotes are the lines that follow the error of a turn when mm ran
+// on its built-in defaults and could not reach their model server: no
+// config was found, which model that chose, and what llmman is.
+func (a *app) defaultsNotes(err error) []string {
+	var me *model.Error
+	if a.Config.Path != "" || !errors.As(err, &me) || me.Kind != model.ErrUnreachable {
+		return nil
+	}
+	notes := []string{noConfigNotice(a.Config.Model)}
+	if strings.HasPrefix(a.Config.Model, "llmman/") {
+		notes = append(notes, llmmanNotice)
+	}
+	return notes
+}
+
+// noConfigNotice says mm found no config and which model it chose.
+func noConfigNotice(model string) string {
+	return "mm: no config file was found (./agent.yaml, or -c FILE), so mm used its built-in model " + model
+}
+
+// llmmanNotice says what llmman is and where to get it.
+const llmmanNotice = "mm: llmman is the local model server mm uses by default (https://github.com/llmmanorg/llmman: install it, then run llmman serve); " +
+	`to use Ollama, llama.cpp or another server, write an agent.yaml naming it (README: "Point mm at a model server")`
 
 // onceStructured is -p on an agent with structuredOutput: stdout holds the
 // JSON document alone, for a script to parse; tool and failure lines go to

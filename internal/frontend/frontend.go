@@ -65,7 +65,8 @@ var (
 // Ask runs an /ask… command line (via: command) in session s: the asked
 // agent's events go to show as they happen; the exchange enters the
 // history as the question sent, then "[<agent>'s answer]" with the answer;
-// a denied or failed relay leaves the history unchanged. The caller says
+// a denied or failed relay leaves the history unchanged (an answer cut
+// off enters with its marker). The caller says
 // what went wrong from the result: Denied (print relay.DeniedError),
 // Status Cancelled, or Err; the error is for a command that could not run
 // (or an exchange that could not be saved).
@@ -82,7 +83,7 @@ func (a *App) Ask(ctx context.Context, s *orchestrator.Session, line string, sho
 		req.Transcript = s.Transcript()
 	}
 	res := a.Relay.Ask(ctx, req)
-	if !res.Denied && res.Err == nil && res.Status == relay.Answered {
+	if !res.Denied && (res.Err == nil && res.Status == relay.Answered || res.Status == relay.CutOff) {
 		if err := s.AddExchange(name, res.Sent, res.Answer); err != nil {
 			return res, fmt.Errorf("session file: %w", err)
 		}

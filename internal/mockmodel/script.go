@@ -22,6 +22,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"text/template"
 	"time"
 
@@ -32,6 +33,10 @@ import (
 // YAML (or JSON) file. It is kept as data rather than code so that demos and
 // shell-level tests can script a conversation without writing Go.
 type Script struct {
+	// Profile names the real server whose wire the replies are written in:
+	// ollama, llamacpp, vllm or lmstudio (see profiles.go); empty for
+	// mockmodel's own generic stream.
+	Profile string `yaml:"profile"`
 	// Replies are tried in order for every request; see Reply.
 	Replies []Reply `yaml:"replies"`
 }
@@ -74,6 +79,28 @@ type Reply struct {
 	// Repeat keeps this reply available after use; by default each reply
 	// answers exactly one request so a script reads as a conversation.
 	Repeat bool `yaml:"repeat"`
+	// Reasoning is what the model thinks before it answers, sent the way
+	// the profile's server sends reasoning (reasoning_content, reasoning),
+	// or with ThinkTags inside the content as a <think>…</think> block,
+	// as llama-server does without a reasoning parser.
+	Reasoning string `yaml:"reasoning"`
+	ThinkTags bool   `yaml:"thinkTags"`
+	// ServerError answers one of a real server's errors, in its profile's
+	// words and status: loading (llama-server's 503 "Loading model"), busy
+	// (a full queue), modelNotFound, contextExceeded, unauthorized. It
+	// needs a profile.
+	ServerError string `yaml:"serverError"`
+	// RetryAfter is sent as the Retry-After header of an error answer.
+	RetryAfter string `yaml:"retryAfter"`
+	// Stall streams about half the reply and then sends nothing more,
+	// keeping the connection open, as a hung server would (Delay before
+	// the first byte is the other way to hang).
+	Stall bool `yaml:"stall"`
+	// Garbage answers 200 with bytes that are no chat-completions reply.
+	Garbage bool `yaml:"garbage"`
+	// PromptTokens, when set, is the prompt_tokens the usage reports
+	// (else about a quarter of the request's bytes).
+	PromptTokens int `yaml:"promptTokens"`
 
 	re, modelRe *regexp.Regexp
 	tmpl        *template.Template
@@ -142,6 +169,9 @@ func ParseScript(data []byte) (*Script, error) {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return nil, errors.New("script: more than one YAML document")
 	}
+	if s.Profile != "" && profiles[s.Profile] == nil {
+		return nil, fmt.Errorf("script: profile %q: want one of %s", s.Profile, strings.Join(ProfileNames(), ", "))
+	}
 	for i := range s.Replies {
 		if err := s.Replies[i].prepare(); err != nil {
 			return nil, fmt.Errorf("script: reply %d: %w", i+1, err)
@@ -184,6 +214,14 @@ func (r *Reply) prepare() error {
 	}
 	if r.ErrorMessage != "" && r.Status == 0 {
 		return errors.New("errorMessage needs status")
+	}
+	switch r.ServerError {
+	case "", "loading", "busy", "modelNotFound", "contextExceeded", "unauthorized":
+	default:
+		return fmt.Errorf("serverError %q: want loading, busy, modelNotFound, contextExceeded or unauthorized", r.ServerError)
+	}
+	if r.ServerError != "" && r.Status != 0 {
+		return errors.New("serverError and status exclude each other")
 	}
 	for i := range r.ToolCalls {
 		c := &r.ToolCalls[i]

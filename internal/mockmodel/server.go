@@ -39,7 +39,8 @@ type Recorded struct {
 // listen by itself with Start for the mockmodel command.
 type Server struct {
 	script     *Script
-	bad        []error // bad[i]: why Replies[i] (built in Go, not parsed) is invalid
+	profile    *profile // nil: the generic stream
+	bad        []error  // bad[i]: why Replies[i] (built in Go, not parsed) is invalid
 	recordPath string
 	created    int64 // unix time of New, reported by /v1/models
 
@@ -67,6 +68,7 @@ func New(s *Script, recordPath string) *Server {
 	sc := &Script{}
 	var bad []error
 	if s != nil {
+		sc.Profile = s.Profile
 		sc.Replies = append([]Reply(nil), s.Replies...)
 		bad = make([]error, len(sc.Replies))
 		for i := range sc.Replies {
@@ -81,12 +83,28 @@ func New(s *Script, recordPath string) *Server {
 	}
 	return &Server{
 		script:     sc,
+		profile:    profiles[sc.Profile],
 		bad:        bad,
 		recordPath: recordPath,
 		created:    time.Now().Unix(),
 		used:       make([]bool, len(sc.Replies)),
 		closed:     make(chan struct{}),
 	}
+}
+
+// SetProfile makes the server write as the named real server does
+// (overriding the script's profile); "" for the generic stream.
+func (s *Server) SetProfile(name string) error {
+	if name == "" {
+		s.profile = nil
+		return nil
+	}
+	p := profiles[name]
+	if p == nil {
+		return fmt.Errorf("mockmodel: profile %q: want one of %s", name, strings.Join(ProfileNames(), ", "))
+	}
+	s.profile = p
+	return nil
 }
 
 // Start listens on addr ("127.0.0.1:0" when empty) and serves in the
@@ -184,12 +202,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // chatRequest is the part of a chat-completions request the server reads.
 type chatRequest struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
+	Model         string `json:"model"`
+	Stream        bool   `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Messages []historyMessage `json:"messages"`
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
@@ -232,6 +250,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	if p := s.profile; p != nil && p.refuse != nil {
+		if status, msg := p.refuse(req.Messages); status != 0 {
+			ctype, b := p.errorBody(status, msg, nil)
+			writeRaw(w, status, ctype, b)
+			return
+		}
+	}
 	reply, err := s.pick(d.Last, d.Model)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
@@ -251,28 +276,25 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "mockmodel: text template: "+err.Error())
 		return
 	}
-	if !s.wait(r.Context(), reply.Delay) {
-		return
-	}
-	if reply.Status != 0 {
-		msg := reply.ErrorMessage
-		if msg == "" {
-			msg = "scripted error"
-		}
-		writeError(w, reply.Status, msg)
-		return
-	}
 	a := answer{
-		id:      "chatcmpl-" + strconv.Itoa(n),
-		created: time.Now().Unix(),
-		model:   req.Model,
-		text:    text,
-		reply:   reply,
-		calls:   make([]wireToolCall, len(reply.ToolCalls)),
-		finish:  "stop",
-		usage:   usage{PromptTokens: len(body)/4 + 1},
+		id:        "chatcmpl-" + strconv.Itoa(n),
+		n:         n,
+		created:   time.Now().Unix(),
+		model:     req.Model,
+		text:      text,
+		reasoning: reply.Reasoning,
+		reply:     reply,
+		calls:     make([]wireToolCall, len(reply.ToolCalls)),
+		finish:    "stop",
+		usage:     usage{PromptTokens: len(body)/4 + 1},
+		// Every profile's server honours include_usage; the generic stream
+		// always ends with usage.
+		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
 	}
-	a.usage.CompletionTokens = len(text)/4 + 1
+	if reply.PromptTokens > 0 {
+		a.usage.PromptTokens = reply.PromptTokens
+	}
+	a.usage.CompletionTokens = len(text)/4 + len(reply.Reasoning)/4 + 1
 	for i, c := range reply.ToolCalls {
 		id := c.ID
 		if id == "" {
@@ -289,11 +311,63 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if reply.FinishReason != "" {
 		a.finish = reply.FinishReason
 	}
+	if !s.wait(r.Context(), reply.Delay) {
+		return
+	}
+	p := s.profile
+	if reply.RetryAfter != "" {
+		w.Header().Set("Retry-After", reply.RetryAfter)
+	}
+	status, msg := reply.Status, reply.ErrorMessage
+	if reply.ServerError != "" {
+		if p == nil {
+			writeError(w, http.StatusInternalServerError, "mockmodel: serverError needs a profile")
+			return
+		}
+		st, m, ok := p.serverError(reply.ServerError, &a)
+		if !ok {
+			writeError(w, http.StatusInternalServerError, "mockmodel: "+p.name+" has no "+reply.ServerError+" error")
+			return
+		}
+		status, msg = st, m
+	}
+	if status != 0 {
+		if msg == "" {
+			msg = "scripted error"
+		}
+		if p == nil {
+			writeError(w, status, msg)
+			return
+		}
+		ctype, b := p.errorBody(status, msg, &a)
+		writeRaw(w, status, ctype, b)
+		return
+	}
+	if reply.Garbage {
+		writeGarbage(w, n)
+		return
+	}
 	if req.Stream {
 		s.stream(w, r.Context(), &a)
 	} else {
 		s.whole(w, &a)
 	}
+}
+
+// writeGarbage answers 200 with reproducible bytes that are no
+// chat-completions reply (a broken proxy, a server speaking another
+// protocol), then ends.
+func writeGarbage(w http.ResponseWriter, seed int) {
+	b := make([]byte, 4096)
+	x := uint64(seed)*0x9E3779B97F4A7C15 + 1
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b[i] = byte(x)
+	}
+	b[0] = 0x8b // never the start of an SSE field or a JSON object
+	writeRaw(w, http.StatusOK, "application/octet-stream", b)
 }
 
 // pick selects, and uses up unless it repeats, the first available reply
@@ -378,14 +452,17 @@ func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 
 // answer is one reply rendered for one request.
 type answer struct {
-	id      string
-	created int64
-	model   string
-	text    string
-	reply   *Reply
-	calls   []wireToolCall
-	finish  string
-	usage   usage
+	id           string
+	n            int // the request's number
+	created      int64
+	model        string
+	text         string
+	reasoning    string
+	reply        *Reply
+	calls        []wireToolCall
+	finish       string
+	usage        usage
+	includeUsage bool
 }
 
 type usage struct {
@@ -408,6 +485,11 @@ type wireFunction struct {
 
 // whole writes a non-streamed chat.completion.
 func (s *Server) whole(w http.ResponseWriter, a *answer) {
+	if s.profile != nil && !a.reply.Cut {
+		ctype, b := s.profile.whole(a)
+		writeRaw(w, http.StatusOK, ctype, b)
+		return
+	}
 	type toolCall struct {
 		ID       string       `json:"id"`
 		Type     string       `json:"type"`
@@ -455,12 +537,26 @@ func (s *Server) whole(w http.ResponseWriter, a *answer) {
 
 // stream writes the reply as server-sent events, the way llama-server does.
 func (s *Server) stream(w http.ResponseWriter, ctx context.Context, a *answer) {
+	if s.profile != nil {
+		s.streamProfile(w, ctx, a)
+		return
+	}
 	type toolDelta struct {
 		ToolCalls []wireToolCall `json:"tool_calls"`
 	}
 	// The pieces between the role chunk and the finish chunk.
 	var deltas []any
-	for _, p := range splitRunes(a.text, textPieceRunes) {
+	content := a.text
+	if a.reasoning != "" && a.reply.ThinkTags {
+		content = "<think>\n" + a.reasoning + "\n</think>\n\n" + a.text
+	} else {
+		for _, p := range splitRunes(a.reasoning, textPieceRunes) {
+			deltas = append(deltas, struct {
+				ReasoningContent string `json:"reasoning_content"`
+			}{p})
+		}
+	}
+	for _, p := range splitRunes(content, textPieceRunes) {
 		deltas = append(deltas, struct {
 			Content string `json:"content"`
 		}{p})
@@ -519,13 +615,13 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, a *answer) {
 	if !send(role, nil, nil) {
 		return
 	}
-	if a.reply.Cut {
+	if a.reply.Cut || a.reply.Stall {
 		for _, d := range deltas[:(len(deltas)+1)/2] {
 			if !send(d, nil, nil) {
 				return
 			}
 		}
-		panic(http.ErrAbortHandler)
+		s.endEarly(ctx, a)
 	}
 	for _, d := range deltas {
 		if !send(d, nil, nil) {
@@ -536,6 +632,44 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, a *answer) {
 		return
 	}
 	writeEvent(w, rc, []byte("[DONE]"))
+}
+
+// streamProfile writes the reply as the profile's server streams it.
+func (s *Server) streamProfile(w http.ResponseWriter, ctx context.Context, a *answer) {
+	chunks := s.profile.chunks(a)
+	h := w.Header()
+	h.Set("Content-Type", s.profile.streamType)
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if a.reply.Cut || a.reply.Stall {
+		chunks = chunks[:(len(chunks)+1)/2]
+	}
+	for i, c := range chunks {
+		if i > 0 && !s.wait(ctx, a.reply.ChunkDelay) {
+			return
+		}
+		if !writeEvent(w, rc, c) {
+			return
+		}
+	}
+	if a.reply.Cut || a.reply.Stall {
+		s.endEarly(ctx, a)
+	}
+	writeEvent(w, rc, []byte("[DONE]"))
+}
+
+// endEarly ends a reply scripted to stop in its middle: cut drops the
+// connection; stall keeps it open and silent until the client leaves or
+// the server closes.
+func (s *Server) endEarly(ctx context.Context, a *answer) {
+	if a.reply.Stall {
+		select {
+		case <-ctx.Done():
+		case <-s.closed:
+		}
+	}
+	panic(http.ErrAbortHandler)
 }
 
 // writeEvent writes one "data:" event and flushes it; false when the client

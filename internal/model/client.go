@@ -12,7 +12,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // Client talks to one OpenAI-compatible server. It holds no connection
@@ -23,7 +25,33 @@ type Client struct {
 	Stream  bool         // true: ask for SSE so text shows as it is written; false: one JSON reply
 	Hint    string       // what the user should start when the server cannot be reached
 	HTTP    *http.Client // nil: http.DefaultClient, which has no overall timeout (local models are slow)
+	// Provider is the provider's name in the config ("ollama", "lab"), for
+	// the hints of the errors that depend on it.
+	Provider string
+	// APIKeyEnv is the variable the key comes from, named by a 401 when it
+	// is not set.
+	APIKeyEnv string
+	// IdleTimeout is the longest wait for the next byte of a reply (the
+	// headers included); 0: no limit.
+	IdleTimeout time.Duration
+	// NoUsage leaves out stream_options, for a server that rejects it.
+	NoUsage bool
 }
+
+// ErrorKind tells the errors a caller reacts to apart.
+type ErrorKind int
+
+// The kinds of Error.
+const (
+	ErrOther         ErrorKind = iota
+	ErrUnreachable             // nothing answered at the URL
+	ErrStatus                  // an HTTP error status
+	ErrModelNotFound           // the server does not have the model
+	ErrContextLength           // the request is longer than the model's context
+	ErrCut                     // the reply ended before it was complete
+	ErrIdle                    // no byte for IdleTimeout
+	ErrNotStream               // the body is not a chat-completions reply
+)
 
 // Error is every error Chat reports except a cancelled or expired context.
 // It is one line that names the server, made for a user to read as it is,
@@ -31,6 +59,11 @@ type Client struct {
 type Error struct {
 	Msg    string
 	Status int // the HTTP status when the server answered with one ≥ 400, else 0
+	Kind   ErrorKind
+	// Cause says in a few words why a reply that had started ended, for
+	// the marker the history keeps after it ("connection closed by the
+	// server").
+	Cause string
 }
 
 // Error returns the message as it is: it is already what a user should read.
@@ -38,7 +71,11 @@ func (e *Error) Error() string { return e.Msg }
 
 // newError builds an Error, forcing it onto one line whatever a server sent.
 func newError(status int, msg string) *Error {
-	return &Error{Msg: collapse(msg), Status: status}
+	return &Error{Msg: collapse(msg), Status: status, Kind: ErrOther}
+}
+
+func kindError(kind ErrorKind, status int, msg, cause string) *Error {
+	return &Error{Msg: collapse(msg), Status: status, Kind: kind, Cause: collapse(cause)}
 }
 
 // wireTool is a ToolDef in the wire's {"type":"function","function":…} shape.
@@ -53,28 +90,50 @@ type wireRequest struct {
 	Messages       []Message       `json:"messages"`
 	Tools          []wireTool      `json:"tools,omitempty"`
 	Stream         bool            `json:"stream"`
+	StreamOptions  *streamOptions  `json:"stream_options,omitempty"`
 	ResponseFormat json.RawMessage `json:"response_format,omitempty"`
+}
+
+// streamOptions asks for the usage chunk at the end of a stream (OpenAI,
+// llama-server, vLLM, Ollama and LM Studio all accept it; OpenAI and vLLM
+// refuse it without stream).
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
 }
 
 // wireReply is a non-streamed chat-completions reply.
 type wireReply struct {
 	Choices []struct {
 		Message struct {
-			Content   *string        `json:"content"`
-			ToolCalls []wireToolCall `json:"tool_calls"`
+			Content          *string        `json:"content"`
+			ReasoningContent *string        `json:"reasoning_content"`
+			Reasoning        *string        `json:"reasoning"`
+			ToolCalls        []wireToolCall `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Error json.RawMessage `json:"error"`
+	wireUsage
 }
 
 // emptyParameters is sent for a tool without a schema: servers reject null.
 var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
+// Retries of a server that answered 429 or 503: at most maxRetries, after
+// the server's Retry-After (at most maxRetryAfter), else 1 s, 2 s, 4 s.
+const (
+	maxRetries    = 3
+	maxRetryAfter = 30 * time.Second
+)
+
+// retryWait is the wait before retry n (1-based) without Retry-After.
+func retryWait(n int) time.Duration { return time.Second << (n - 1) }
+
 // Chat sends req and returns the model's complete reply. onText, when not
 // nil, receives the assistant's text as it arrives (streaming) or once
 // whole (not streaming), so a caller can show it while the model works.
-// Errors are *Error, except ctx.Err() itself when ctx ends first.
+// Errors are *Error, except ctx.Err() itself when ctx ends first; with an
+// error, the Reply holds what had arrived.
 func (c *Client) Chat(ctx context.Context, req Request, onText func(delta string)) (Reply, error) {
 	base := strings.TrimRight(c.BaseURL, "/")
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -84,9 +143,41 @@ func (c *Client) Chat(ctx context.Context, req Request, onText func(delta string
 	if err != nil {
 		return Reply{}, newError(0, "cannot send the request to the model server at "+base+": "+err.Error())
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/chat/completions", bytes.NewReader(body))
+	for attempt := 0; ; attempt++ {
+		rep, err, retry := c.send(ctx, base, body, req, onText)
+		if retry == nil || attempt >= maxRetries {
+			return rep, err
+		}
+		retry.Attempt, retry.Max = attempt+1, maxRetries
+		if retry.Wait < 0 {
+			retry.Wait = retryWait(attempt + 1)
+		}
+		if req.OnRetry != nil {
+			req.OnRetry(*retry)
+		}
+		t := time.NewTimer(retry.Wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Reply{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// send makes one attempt. A 429 or 503 comes back as the error it would
+// be and the retry to make.
+func (c *Client) send(ctx context.Context, base string, body []byte, req Request, onText func(string)) (Reply, error, *Retry) {
+	// The idle watch cancels the request when the server sends nothing for
+	// IdleTimeout, the wait for the headers included.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	idle := newIdleWatch(c.IdleTimeout, cancel)
+	defer idle.stop()
+
+	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, base+"/chat/completions", bytes.NewReader(body))
 	if err != nil {
-		return Reply{}, newError(0, "invalid model server URL "+strconv.Quote(c.BaseURL)+": "+shortCause(err))
+		return Reply{}, newError(0, "invalid model server URL "+strconv.Quote(c.BaseURL)+": "+shortCause(err)), nil
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	if c.Stream {
@@ -103,18 +194,30 @@ func (c *Client) Chat(ctx context.Context, req Request, onText func(delta string
 	}
 	resp, err := hc.Do(hreq)
 	if err != nil {
-		if ctx.Err() != nil {
-			return Reply{}, ctx.Err()
+		switch {
+		case ctx.Err() != nil:
+			return Reply{}, ctx.Err(), nil
+		case idle.fired():
+			return Reply{}, c.idleError(base, ""), nil
 		}
 		msg := "cannot reach the model server at " + base + " (" + shortCause(err) + ")"
 		if c.Hint != "" {
 			msg += "; " + c.Hint
 		}
-		return Reply{}, newError(0, msg)
+		return Reply{}, kindError(ErrUnreachable, 0, msg, shortCause(err)), nil
 	}
 	defer resp.Body.Close()
+	resp.Body = idle.reader(resp.Body)
 	if resp.StatusCode >= 400 {
-		return Reply{}, statusError(base, resp)
+		e, msg := c.statusError(base, req.Model, resp)
+		if idle.fired() {
+			return Reply{}, c.idleError(base, ""), nil
+		}
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			return Reply{}, e, &Retry{Server: base, Status: resp.StatusCode, Message: msg,
+				Wait: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
+		}
+		return Reply{}, e, nil
 	}
 
 	// Trust what the server says it sent over what was asked for: some
@@ -128,23 +231,124 @@ func (c *Client) Chat(ctx context.Context, req Request, onText func(delta string
 			streamed = false
 		}
 	}
-	var reply Reply
+	sk := sink{onText: onText, onReasoning: req.OnReasoning}
+	var rep Reply
 	if streamed {
-		reply, err = readStream(resp.Body, onText)
+		rep, err = readStreamTo(resp.Body, sk)
 	} else {
-		reply, err = readReply(resp.Body, onText)
+		rep, err = readReplyTo(resp.Body, sk)
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return Reply{}, ctx.Err()
-		}
-		var se *serverError
-		if errors.As(err, &se) {
-			return Reply{}, newError(0, "model server at "+base+" reported an error: "+se.msg)
-		}
-		return Reply{}, newError(0, "model server at "+base+": "+err.Error())
+	if err == nil {
+		return rep, nil, nil
 	}
-	return reply, nil
+	switch {
+	case ctx.Err() != nil:
+		return rep, ctx.Err(), nil
+	case idle.fired():
+		return rep, c.idleError(base, "the server stopped sending"), nil
+	}
+	var (
+		se *serverError
+		ce *cutError
+		ne *notStreamError
+	)
+	switch {
+	case errors.As(err, &se):
+		return rep, kindError(ErrOther, 0, "model server at "+base+" reported an error: "+se.msg, "the server reported an error: "+se.msg), nil
+	case errors.As(err, &ce):
+		cause := ce.cause
+		if cause == "" {
+			cause = "the stream ended early"
+		}
+		return rep, kindError(ErrCut, 0, "model server at "+base+": "+err.Error(), cause), nil
+	case errors.As(err, &ne):
+		return rep, kindError(ErrNotStream, 0, "model server at "+base+" "+err.Error(), "not a chat-completions stream"), nil
+	}
+	return rep, kindError(ErrOther, 0, "model server at "+base+": "+err.Error(), err.Error()), nil
+}
+
+// idleError is the one line of a server that went quiet for IdleTimeout.
+func (c *Client) idleError(base, what string) *Error {
+	d := Duration(c.IdleTimeout)
+	msg := "no reply from the model server at " + base + " for " + d
+	if what != "" {
+		msg = "the model server at " + base + " sent nothing for " + d
+	}
+	msg += " (idleTimeout"
+	if c.Provider != "" {
+		msg += " of provider " + c.Provider
+	}
+	msg += ")"
+	return kindError(ErrIdle, 0, msg, "no byte from the server for "+d)
+}
+
+// retryAfter reads a Retry-After header (seconds or an HTTP date), capped
+// at maxRetryAfter; -1 when absent or unreadable (the default waits then).
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	var d time.Duration
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		d = time.Duration(n) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	} else {
+		return -1
+	}
+	return min(max(d, 0), maxRetryAfter)
+}
+
+// idleWatch cancels a request when no byte arrives for d.
+type idleWatch struct {
+	d     time.Duration
+	timer *time.Timer
+	mu    sync.Mutex
+	done  bool // fired
+}
+
+func newIdleWatch(d time.Duration, cancel func()) *idleWatch {
+	w := &idleWatch{d: d}
+	if d > 0 {
+		w.timer = time.AfterFunc(d, func() {
+			w.mu.Lock()
+			w.done = true
+			w.mu.Unlock()
+			cancel()
+		})
+	}
+	return w
+}
+
+func (w *idleWatch) fired() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.done
+}
+
+func (w *idleWatch) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// reader restarts the watch on every byte read through it.
+func (w *idleWatch) reader(r io.ReadCloser) io.ReadCloser {
+	if w.timer == nil {
+		return r
+	}
+	return &idleReader{ReadCloser: r, w: w}
+}
+
+type idleReader struct {
+	io.ReadCloser
+	w *idleWatch
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if n > 0 {
+		r.w.timer.Reset(r.w.d)
+	}
+	return n, err
 }
 
 // encode builds the request body. Its errors name the part that is not
@@ -155,6 +359,9 @@ func (c *Client) encode(req Request) ([]byte, error) {
 		Messages:       req.Messages,
 		Stream:         c.Stream,
 		ResponseFormat: bytes.TrimSpace(req.ResponseFormat),
+	}
+	if c.Stream && !c.NoUsage {
+		w.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 	if len(w.ResponseFormat) > 0 && !json.Valid(w.ResponseFormat) {
 		return nil, errors.New("the response format is not valid JSON")
@@ -180,16 +387,29 @@ func (c *Client) encode(req Request) ([]byte, error) {
 // readReply decodes a non-streamed reply. A body that turns out to be an
 // SSE stream anyway is handed to readStream.
 func readReply(r io.Reader, onText func(string)) (Reply, error) {
+	return readReplyTo(r, sink{onText: onText})
+}
+
+func readReplyTo(r io.Reader, sk sink) (Reply, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return Reply{}, &cutError{cause: shortCause(err)}
 	}
-	trimmed := bytes.TrimSpace(data)
-	if bytes.HasPrefix(trimmed, []byte("data:")) || bytes.HasPrefix(trimmed, []byte(":")) || bytes.HasPrefix(trimmed, []byte("event:")) {
-		return readStream(bytes.NewReader(data), onText)
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	if len(trimmed) > 0 && trimmed[0] != '{' && sseStart(trimmed) != sseNo {
+		return readStreamTo(bytes.NewReader(data), sk)
 	}
+	return decodeReply(data, sk)
+}
+
+// decodeReply decodes a whole chat.completion body.
+func decodeReply(data []byte, sk sink) (Reply, error) {
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 	if len(trimmed) == 0 {
 		return Reply{}, &invalidError{reason: "empty body"}
+	}
+	if trimmed[0] != '{' {
+		return Reply{}, &notStreamError{first: data}
 	}
 	var w wireReply
 	if err := json.Unmarshal(trimmed, &w); err != nil {
@@ -202,12 +422,18 @@ func readReply(r io.Reader, onText func(string)) (Reply, error) {
 		return Reply{}, &invalidError{reason: "no choices"}
 	}
 	ch := w.Choices[0]
-	var reply Reply
+	rep := &reply{sink: sk, usage: w.usage()}
+	if ch.Message.ReasoningContent != nil {
+		rep.addReasoning(*ch.Message.ReasoningContent)
+	}
+	if ch.Message.Reasoning != nil {
+		rep.addReasoning(*ch.Message.Reasoning)
+	}
 	if ch.Message.Content != nil {
-		reply.Content = *ch.Message.Content
+		rep.addContent(*ch.Message.Content)
 	}
 	if ch.FinishReason != nil {
-		reply.FinishReason = *ch.FinishReason
+		rep.finish = *ch.FinishReason
 	}
 	for _, tc := range ch.Message.ToolCalls {
 		// Not streamed, each entry is a whole call, whatever its index says.
@@ -218,31 +444,88 @@ func readReply(r io.Reader, onText func(string)) (Reply, error) {
 		if tc.ID == "" && tc.Function.Name == "" && args == "" {
 			continue
 		}
-		reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: tc.ID, Type: "function",
-			Function: FunctionCall{Name: tc.Function.Name, Arguments: args}})
+		rep.calls.calls = append(rep.calls.calls, ToolCall{ID: tc.ID, Type: "function",
+			Function: FunctionCall{Name: tc.Function.Name}})
+		rep.calls.args = append(rep.calls.args, rope{})
+		rep.calls.args[len(rep.calls.args)-1].WriteString(args)
+		rep.calls.keys = append(rep.calls.keys, len(rep.calls.keys))
 	}
-	if reply.Content != "" && onText != nil {
-		onText(reply.Content)
-	}
-	return reply, nil
+	return rep.result(), nil
 }
 
 // statusError turns an HTTP error answer into one line with the server's
-// own message, which usually says what is wrong (model not found, context
-// too long).
-func statusError(base string, resp *http.Response) *Error {
+// own message, which usually says what is wrong, and recognises the
+// answers a user can act on: a model the server does not have, a request
+// longer than the model's context, a missing API key. It also returns the
+// server's message alone.
+func (c *Client) statusError(base, modelName string, resp *http.Response) (*Error, string) {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	msg := "model server at " + base + " answered " + strconv.Itoa(resp.StatusCode)
-	if t := http.StatusText(resp.StatusCode); t != "" {
-		msg += " " + t
+	status := resp.StatusCode
+	m := bodyMessage(data)
+	lower := strings.ToLower(m + " " + string(data))
+	answered := "model server at " + base + " answered " + strconv.Itoa(status)
+	if t := http.StatusText(status); t != "" {
+		answered += " " + t
 	}
-	if m := bodyMessage(data); m != "" {
+	switch {
+	case contextLength(status, lower):
+		return kindError(ErrContextLength, status, "the conversation is longer than the model's context ("+answered+": "+m+
+			"); set contextBudget below the model's context size so mm compresses older turns, or /compact the session", m), m
+	case modelNotFound(status, lower):
+		msg := "model server at " + base + " does not have the model " + strconv.Quote(modelName)
+		if m != "" {
+			msg += " (" + strconv.Itoa(status) + ": " + m + ")"
+		}
+		switch c.Provider {
+		case "ollama":
+			msg += "; run: ollama pull " + modelName
+		default:
+			msg += "; check the model name (GET " + base + "/models lists the server's models)"
+		}
+		return kindError(ErrModelNotFound, status, msg, m), m
+	}
+	msg := answered
+	if m != "" {
 		msg += ": " + m
 	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		msg += "; check the API key"
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		if c.APIKeyEnv != "" && c.APIKey == "" {
+			msg += "; the API key variable " + c.APIKeyEnv + " is not set"
+		} else {
+			msg += "; check the API key"
+		}
 	}
-	return newError(resp.StatusCode, msg)
+	return kindError(ErrStatus, status, msg, m), m
+}
+
+// contextLength recognises the servers' ways of saying a request is longer
+// than the model's context: llama-server's exceed_context_size_error
+// ("request (9412 tokens) exceeds the available context size (8192
+// tokens)"), vLLM's and OpenAI's "maximum context length is …".
+func contextLength(status int, lower string) bool {
+	if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge && status != http.StatusInternalServerError {
+		return false
+	}
+	for _, s := range []string{"exceed_context_size", "exceeds the available context size", "maximum context length",
+		"context_length_exceeded", "context length exceeded", "greater than the context length"} {
+		if strings.Contains(lower, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// modelNotFound recognises a 404 about the model (Ollama's "model "x" not
+// found, try pulling it first", vLLM's "The model `x` does not exist.",
+// LM Studio's model_not_found), and a 400 with OpenAI's model_not_found.
+func modelNotFound(status int, lower string) bool {
+	switch status {
+	case http.StatusNotFound:
+		return strings.Contains(lower, "model")
+	case http.StatusBadRequest:
+		return strings.Contains(lower, "model_not_found")
+	}
+	return false
 }
 
 // bodyMessage finds the message in an error body: error.message or error

@@ -115,13 +115,13 @@ func TestChatNonStream(t *testing.T) {
 				`{"id":"call_2","type":"function","function":{"name":"write_file","arguments":` + js(argsB) + `}}]},` +
 				`"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}`,
 			want: Reply{ToolCalls: []ToolCall{call("call_1", "read_file", argsA), call("call_2", "write_file", argsB)},
-				FinishReason: "tool_calls"},
+				FinishReason: "tool_calls", Usage: &Usage{PromptTokens: 3, CompletionTokens: 9, TotalTokens: 12}},
 		},
 		{
 			name:     "text reaches onText once",
 			ctype:    "application/json; charset=utf-8",
 			body:     `{"choices":[{"index":0,"message":{"role":"assistant","content":"Hello there.","reasoning_content":"hmm"},"finish_reason":"stop"}]}`,
-			want:     Reply{Content: "Hello there.", FinishReason: "stop"},
+			want:     Reply{Content: "Hello there.", Reasoning: "hmm", FinishReason: "stop"},
 			wantText: []string{"Hello there."},
 		},
 		{
@@ -155,7 +155,7 @@ func TestChatNonStream(t *testing.T) {
 			name:    "not json",
 			ctype:   "text/html",
 			body:    "<html>hello</html>",
-			wantErr: "model server at URL: invalid reply: invalid character '<' looking for beginning of value",
+			wantErr: `model server at URL sent something that is not a chat-completions stream: "<html>hello</html>"`,
 		},
 	}
 	for _, tc := range cases {
@@ -207,14 +207,15 @@ func TestChatHTTPErrors(t *testing.T) {
 			status: 404,
 			ctype:  "application/json",
 			body:   `{"error":"model \"qwen3:8b\" not found, try pulling it first"}`,
-			want:   `model server at URL answered 404 Not Found: model "qwen3:8b" not found, try pulling it first`,
+			want:   `model server at URL does not have the model "m" (404: model "qwen3:8b" not found, try pulling it first); check the model name (GET URL/models lists the server's models)`,
 		},
 		{
 			name:   "vllm top-level message",
 			status: 400,
 			ctype:  "application/json",
 			body:   `{"object":"error","message":"This model's maximum context length is 8192 tokens.","type":"BadRequestError","code":400}`,
-			want:   "model server at URL answered 400 Bad Request: This model's maximum context length is 8192 tokens.",
+			want: "the conversation is longer than the model's context (model server at URL answered 400 Bad Request: This model's maximum context length is 8192 tokens.); " +
+				"set contextBudget below the model's context size so mm compresses older turns, or /compact the session",
 		},
 		{
 			name:   "401 hints at the key",
@@ -356,7 +357,7 @@ func TestChatRequestBody(t *testing.T) {
 				"tools":[
 				{"type":"function","function":{"name":"read_file","description":"Read a file.","parameters":` + string(params) + `}},
 				{"type":"function","function":{"name":"now","description":"The time.","parameters":{"type":"object","properties":{}}}}],
-				"stream":true,"response_format":{"type":"json_object"}}`,
+				"stream":true,"stream_options":{"include_usage":true},"response_format":{"type":"json_object"}}`,
 			auth: "Bearer sk-test",
 		},
 		{

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -41,6 +42,23 @@ type invalidError struct{ reason string }
 
 func (e *invalidError) Error() string { return "invalid reply: " + e.reason }
 
+// notStreamError is a body that is not a chat-completions reply at all
+// (a proxy's page, random bytes): its first bytes say what it was.
+type notStreamError struct{ first []byte }
+
+func (e *notStreamError) Error() string {
+	return "sent something that is not a chat-completions stream: " + quoteStart(e.first)
+}
+
+// quoteStart quotes the first bytes of a body for a one-line error.
+func quoteStart(b []byte) string {
+	const n = 48
+	if len(b) > n {
+		return strconv.QuoteToASCII(string(b[:n])) + "…"
+	}
+	return strconv.QuoteToASCII(string(b))
+}
+
 // wireToolCall is a tool call, or a piece of one, as servers send it.
 type wireToolCall struct {
 	Index    *int   `json:"index"`
@@ -51,44 +69,143 @@ type wireToolCall struct {
 	} `json:"function"`
 }
 
+// wireUsage is the usage a chunk or a reply carries, and llama-server's
+// timings, which say the same when usage is absent.
+type wireUsage struct {
+	Usage   *Usage `json:"usage"`
+	Timings *struct {
+		PromptN    *int `json:"prompt_n"`
+		PredictedN *int `json:"predicted_n"`
+	} `json:"timings"`
+}
+
+// usage returns the count w carries, if any.
+func (w wireUsage) usage() *Usage {
+	if w.Usage != nil && (w.Usage.PromptTokens > 0 || w.Usage.CompletionTokens > 0 || w.Usage.TotalTokens > 0) {
+		u := *w.Usage
+		if u.TotalTokens == 0 {
+			u.TotalTokens = u.PromptTokens + u.CompletionTokens
+		}
+		return &u
+	}
+	if t := w.Timings; t != nil && t.PromptN != nil {
+		u := Usage{PromptTokens: *t.PromptN}
+		if t.PredictedN != nil {
+			u.CompletionTokens = *t.PredictedN
+		}
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+		return &u
+	}
+	return nil
+}
+
 // wireChunk is one "data:" payload of a chat-completions stream.
 type wireChunk struct {
 	Choices []struct {
 		Delta struct {
-			Content   *string        `json:"content"`
-			ToolCalls []wireToolCall `json:"tool_calls"`
+			Content          *string        `json:"content"`
+			ReasoningContent *string        `json:"reasoning_content"` // llama-server, LM Studio, older vLLM
+			Reasoning        *string        `json:"reasoning"`         // Ollama, vLLM
+			ToolCalls        []wireToolCall `json:"tool_calls"`
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Error json.RawMessage `json:"error"`
+	wireUsage
+}
+
+// sink is where a reply's pieces go as they arrive.
+type sink struct {
+	onText, onReasoning func(string)
+}
+
+// reply accumulates one reply and hands its pieces to a sink, keeping the
+// reasoning (whatever field or tags it came in) out of the answer.
+type reply struct {
+	sink
+	content, reasoning rope
+	think              thinkSplitter
+	calls              callAssembler
+	finish             string
+	usage              *Usage
+}
+
+func (r *reply) addReasoning(s string) {
+	if s == "" {
+		return
+	}
+	r.reasoning.WriteString(s)
+	if r.onReasoning != nil {
+		r.onReasoning(s)
+	}
+}
+
+func (r *reply) addText(s string) {
+	if s == "" {
+		return
+	}
+	r.content.WriteString(s)
+	if r.onText != nil {
+		r.onText(s)
+	}
+}
+
+// addContent takes a piece of the content, which may open with a
+// <think> block.
+func (r *reply) addContent(s string) {
+	th, text := r.think.feed(s)
+	r.addReasoning(th)
+	r.addText(text)
+}
+
+// result is the reply so far; it ends the content (a <think> block still
+// open is reasoning).
+func (r *reply) result() Reply {
+	th, text := r.think.flush()
+	r.addReasoning(th)
+	r.addText(text)
+	return Reply{Content: r.content.String(), Reasoning: r.reasoning.String(),
+		ToolCalls: r.calls.result(), FinishReason: r.finish, Usage: r.usage}
 }
 
 // readStream parses an SSE chat-completions stream into the complete Reply,
 // calling onText (when not nil) with each piece of assistant text in order.
-// Its errors do not name the server; Chat adds that.
+// With an error it returns what had arrived. Its errors do not name the
+// server; Chat adds that.
 func readStream(r io.Reader, onText func(string)) (Reply, error) {
+	return readStreamTo(r, sink{onText: onText})
+}
+
+func readStreamTo(r io.Reader, sk sink) (Reply, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	rep := &reply{sink: sk}
+	// What the body starts with tells an SSE stream from a JSON reply sent
+	// anyway, and both from what is neither.
+	switch kind, head := sniff(br); kind {
+	case sniffJSON:
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return Reply{}, &cutError{cause: shortCause(err)}
+		}
+		return decodeReply(data, sk)
+	case sniffOther:
+		return Reply{}, &notStreamError{first: head}
+	}
 	var (
-		content  strings.Builder
-		calls    callAssembler
-		finish   string
 		finished bool   // a finish_reason was seen
 		event    string // the current SSE event's name
 		first    = true
 	)
-	done := func() (Reply, error) {
-		return Reply{Content: content.String(), ToolCalls: calls.result(), FinishReason: finish}, nil
-	}
 	for {
 		line, rerr := readLine(br)
 		if rerr != nil && rerr != io.EOF {
 			if errors.Is(rerr, errLineTooLong) {
-				return Reply{}, &invalidError{reason: rerr.Error()}
+				return rep.result(), &invalidError{reason: rerr.Error()}
 			}
 			if finished {
-				return done()
+				return rep.result(), nil
 			}
-			return Reply{}, &cutError{cause: shortCause(rerr)}
+			return rep.result(), &cutError{cause: shortCause(rerr)}
 		}
 		partial := rerr == io.EOF && len(line) > 0 && line[len(line)-1] != '\n'
 		line = bytes.TrimRight(line, "\r\n")
@@ -110,41 +227,47 @@ func readStream(r io.Reader, onText func(string)) (Reply, error) {
 				break
 			}
 			if string(data) == "[DONE]" {
-				return done()
+				return rep.result(), nil
 			}
 			if event == "error" {
-				return Reply{}, &serverError{msg: errorText(data)}
+				return rep.result(), &serverError{msg: errorText(data)}
 			}
 			var ch wireChunk
 			if err := json.Unmarshal(data, &ch); err != nil {
 				if partial {
 					if finished {
-						return done() // only the tail after the finish was lost
+						return rep.result(), nil // only the tail after the finish was lost
 					}
-					return Reply{}, &cutError{}
+					return rep.result(), &cutError{}
 				}
-				return Reply{}, &invalidError{reason: jsonReason(err)}
+				return rep.result(), &invalidError{reason: jsonReason(err)}
 			}
 			if hasValue(ch.Error) {
-				return Reply{}, &serverError{msg: errorText(ch.Error)}
+				return rep.result(), &serverError{msg: errorText(ch.Error)}
+			}
+			if u := ch.usage(); u != nil {
+				rep.usage = u
 			}
 			if len(ch.Choices) == 0 {
 				break // usage-only or empty chunk
 			}
 			c := ch.Choices[0]
-			if c.Delta.Content != nil && *c.Delta.Content != "" {
-				content.WriteString(*c.Delta.Content)
-				if onText != nil {
-					onText(*c.Delta.Content)
-				}
+			if c.Delta.ReasoningContent != nil {
+				rep.addReasoning(*c.Delta.ReasoningContent)
+			}
+			if c.Delta.Reasoning != nil {
+				rep.addReasoning(*c.Delta.Reasoning)
+			}
+			if c.Delta.Content != nil {
+				rep.addContent(*c.Delta.Content)
 			}
 			for _, tc := range c.Delta.ToolCalls {
-				if err := calls.add(tc); err != nil {
-					return Reply{}, err
+				if err := rep.calls.add(tc); err != nil {
+					return rep.result(), err
 				}
 			}
 			if c.FinishReason != nil && *c.FinishReason != "" {
-				finish = *c.FinishReason
+				rep.finish = *c.FinishReason
 				finished = true
 			}
 		default:
@@ -152,11 +275,80 @@ func readStream(r io.Reader, onText func(string)) (Reply, error) {
 		}
 		if rerr == io.EOF {
 			if finished {
-				return done()
+				return rep.result(), nil
 			}
-			return Reply{}, &cutError{}
+			return rep.result(), &cutError{}
 		}
 	}
+}
+
+// What a body starts with.
+const (
+	sniffSSE   = iota // server-sent events (or nothing yet)
+	sniffJSON         // a JSON object
+	sniffOther        // neither
+)
+
+// sniff looks at the start of a body, reading no more than it needs to
+// tell, and returns what it is and, for sniffOther, its first bytes.
+func sniff(br *bufio.Reader) (int, []byte) {
+	bom := []byte("\xef\xbb\xbf")
+	for k := 1; k <= br.Size(); k++ {
+		b, err := br.Peek(k)
+		t := b
+		if len(t) < len(bom) && bytes.HasPrefix(bom, t) && err == nil {
+			continue
+		}
+		t = bytes.TrimPrefix(t, bom)
+		t = bytes.TrimLeft(t, " \t\r\n")
+		switch {
+		case len(t) == 0:
+		case t[0] == '{':
+			return sniffJSON, nil
+		default:
+			switch sseStart(t) {
+			case sseYes:
+				return sniffSSE, nil
+			case sseNo:
+				head, _ := br.Peek(64)
+				return sniffOther, head
+			}
+		}
+		if err != nil {
+			return sniffSSE, nil // too short to tell: the stream parser says it was cut
+		}
+	}
+	return sniffSSE, nil
+}
+
+// Answers of sseStart.
+const (
+	sseNo = iota
+	sseYes
+	sseMaybe // too short to tell
+)
+
+// sseStart tells whether b starts like a server-sent events stream: a
+// field name of the SSE format, or a comment.
+func sseStart(b []byte) int {
+	if b[0] == ':' {
+		return sseYes
+	}
+	maybe := false
+	for _, f := range []string{"data", "event", "id", "retry"} {
+		switch {
+		case len(b) <= len(f):
+			if strings.HasPrefix(f, string(b)) {
+				maybe = true
+			}
+		case string(b[:len(f)]) == f && (b[len(f)] == ':' || b[len(f)] == '\n' || b[len(f)] == '\r'):
+			return sseYes
+		}
+	}
+	if maybe {
+		return sseMaybe
+	}
+	return sseNo
 }
 
 // readLine reads one line including its '\n', of any length up to maxLine;
@@ -180,6 +372,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // callAssembler puts together tool calls that arrive whole or in pieces.
 type callAssembler struct {
 	calls   []ToolCall
+	args    []rope      // args[i]: the arguments of calls[i] so far
 	keys    []int       // sort key of each call: its index, or later for a re-used index
 	byIndex map[int]int // wire index → position in calls of the call now using it
 	maxKey  int
@@ -221,7 +414,9 @@ func (a *callAssembler) add(d wireToolCall) error {
 		}
 		a.byIndex[idx] = len(a.calls)
 		a.calls = append(a.calls, ToolCall{ID: d.ID, Type: "function",
-			Function: FunctionCall{Name: d.Function.Name, Arguments: args}})
+			Function: FunctionCall{Name: d.Function.Name}})
+		a.args = append(a.args, rope{})
+		a.args[len(a.args)-1].WriteString(args)
 		a.keys = append(a.keys, key)
 		return nil
 	}
@@ -234,7 +429,7 @@ func (a *callAssembler) add(d wireToolCall) error {
 	} else if d.Function.Name != "" && d.Function.Name != c.Function.Name {
 		c.Function.Name += d.Function.Name // a name sent in pieces
 	}
-	c.Function.Arguments += args
+	a.args[pos].WriteString(args) // not +=: arguments of megabytes come in thousands of pieces
 	return nil
 }
 
@@ -252,6 +447,9 @@ func (a *callAssembler) result() []ToolCall {
 	var out []ToolCall
 	for _, i := range order {
 		c := a.calls[i]
+		if i < len(a.args) {
+			c.Function.Arguments = a.args[i].String()
+		}
 		if c.ID == "" && c.Function.Name == "" && c.Function.Arguments == "" {
 			continue
 		}

@@ -110,7 +110,8 @@ func streamCases() []streamCase {
 				"event: message\n" +
 				sse(textChunk("Hel"), textChunk("lo, "), textChunk("wör"), textChunk("ld"), finishChunk("stop"),
 					`{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":4,"total_tokens":14}}`, "[DONE]"),
-			want:     Reply{Content: "Hello, wörld", FinishReason: "stop"},
+			want: Reply{Content: "Hello, wörld", Reasoning: "let me thinkmore thought", FinishReason: "stop",
+				Usage: &Usage{PromptTokens: 10, CompletionTokens: 4, TotalTokens: 14}},
 			wantText: []string{"Hel", "lo, ", "wör", "ld"},
 		},
 		{
@@ -181,7 +182,7 @@ func streamCases() []streamCase {
 			body: sse(textChunk("ok"), finishChunk("stop"),
 				`{"id":"x","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
 				"[DONE]"),
-			want:     Reply{Content: "ok", FinishReason: "stop"},
+			want:     Reply{Content: "ok", FinishReason: "stop", Usage: &Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2}},
 			wantText: []string{"ok"},
 		},
 		{

@@ -17,6 +17,8 @@ type job struct {
 	line      string
 	cancel    context.CancelFunc
 	cancelled bool
+	// thinking: the model is reasoning and has not started its answer.
+	thinking bool
 }
 
 // What a job's goroutine sends the window: each event as it happens, then
@@ -120,6 +122,9 @@ func (m *model) turnDone(res orchestrator.TurnResult) {
 				m.tr.line(kindDim, "  "+r.Line(i+1))
 			}
 		}
+	}
+	if res.ReasoningOnly {
+		m.tr.line(kindDim, orchestrator.ReasoningOnlyReply)
 	}
 	if res.Empty {
 		m.tr.line(kindDim, orchestrator.EmptyReply)

@@ -82,6 +82,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.input, cmd = m.input.Update(tea.PasteMsg{Content: strings.ReplaceAll(msg.Content, "\n", " ")})
 		}
 	case eventMsg:
+		if m.running != nil {
+			// The model reasons until it writes or calls a tool; the
+			// status line says so, as line mode's thinking… does.
+			m.running.thinking = msg.ev.Kind == orchestrator.Reasoning && msg.ev.Agent == ""
+		}
 		m.tr.show(msg.ev)
 	case turnDoneMsg:
 		m.turnDone(msg.res)

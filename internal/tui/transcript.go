@@ -85,8 +85,12 @@ func (t *transcript) show(ev orchestrator.Event) {
 		e.text += ev.Text
 		e.touch()
 		return
-	case orchestrator.HookRun:
-		return // listed under the ⚙ line when the turn is over
+	case orchestrator.HookRun, orchestrator.Reasoning:
+		return // hook runs are listed under the ⚙ line when the turn is over; reasoning is the status line's "thinking…"
+	case orchestrator.Warning:
+		t.closeAnswers(ev.Agent, true)
+		t.add(&entry{kind: kindDim, agent: ev.Agent, text: ev.Text})
+		return
 	}
 	t.closeAnswers(ev.Agent, true)
 	switch ev.Kind {

@@ -55,6 +55,8 @@ func (m *model) status() string {
 	switch {
 	case m.running != nil && m.running.cancelled:
 		s = m.spin.View() + " cancelling…"
+	case m.running != nil && m.running.thinking:
+		s = m.spin.View() + " thinking… · Esc cancels"
 	case m.running != nil:
 		s = m.spin.View() + " working · Esc cancels"
 	default:
