@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/sandbox"
 	"github.com/mm-agent/mm/internal/structured"
 )
 
@@ -69,6 +70,10 @@ type Config struct {
 	// ShowReasoning shows what a reasoning model thinks before it answers
 	// (dim, apart from the answer; never in the history).
 	ShowReasoning bool
+	// Sandbox is the floor under the hooks: what bash, write_file and
+	// edit_file may write, and whether bash has the network. Off by
+	// default.
+	Sandbox sandbox.Policy
 }
 
 // MCPServer is one MCP server: a command speaking over stdio, or the URL of
@@ -93,7 +98,8 @@ func (e *Error) Error() string { return "[config error: " + e.Path + ": " + e.Ms
 
 // Default is the configuration used when no file is given or found.
 func Default(dir string) *Config {
-	return &Config{Dir: dir, Model: DefaultModel, MaxSteps: DefaultMaxSteps, MaxAskDepth: DefaultMaxAskDepth}
+	return &Config{Dir: dir, Model: DefaultModel, MaxSteps: DefaultMaxSteps, MaxAskDepth: DefaultMaxAskDepth,
+		Sandbox: sandbox.Policy{Mode: sandbox.Off}}
 }
 
 // AgentNames lists the mmConfigs agents, sorted.
@@ -106,7 +112,7 @@ func (c *Config) AgentNames() []string {
 	return names
 }
 
-var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput", "showReasoning"}
+var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput", "showReasoning", "sandbox", "sandboxNetwork"}
 
 // Load reads and validates the config file at path.
 func Load(path string) (*Config, error) {
@@ -193,6 +199,10 @@ func (c *Config) parse(data []byte) error {
 			return decode(v, key, &c.DisplayCommands)
 		case "showReasoning":
 			return decode(v, key, &c.ShowReasoning)
+		case "sandbox":
+			return parseSandbox(v, &c.Sandbox.Mode)
+		case "sandboxNetwork":
+			return decode(v, key, &c.Sandbox.Network)
 		case "maxSteps":
 			return positive(v, key, &c.MaxSteps)
 		case "maxAskDepth":
@@ -293,6 +303,27 @@ func positive(v *yaml.Node, key string, dst *int) error {
 	if *dst < 1 {
 		return fmt.Errorf("%s must be >= 1", key)
 	}
+	return nil
+}
+
+// parseSandbox reads sandbox: off, workspace or readonly.
+func parseSandbox(v *yaml.Node, dst *sandbox.Mode) error {
+	var s string
+	if err := decode(v, "sandbox", &s); err != nil {
+		return err
+	}
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil
+	}
+	m, ok := sandbox.ParseMode(s)
+	if !ok {
+		names := make([]string, len(sandbox.Modes))
+		for i, m := range sandbox.Modes {
+			names[i] = string(m)
+		}
+		return fmt.Errorf("sandbox: line %d: want off, workspace or readonly, not %q%s", v.Line, s, didYouMean(s, names))
+	}
+	*dst = m
 	return nil
 }
 

@@ -26,7 +26,7 @@ import (
 // the call that asked it.
 func agentFor(app *frontend.App, dir string, s *session) (_ *orchestrator.Agent, sup *agentproc.Supervisor, _ error) {
 	a := *app.Agent
-	builtin, err := tools.Builtin(app.Config.Tools, dir)
+	builtin, err := tools.Sandboxed(app.Config.Tools, dir, app.Sandbox)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tools: %w", err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/internal/mcptools"
 	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/internal/sandbox"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/internal/tools"
 	"github.com/mm-agent/mm/internal/tui"
@@ -240,7 +241,13 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 		return nil, err
 	}
 	wd, _ = filepath.Abs(wd)
-	builtin, err := tools.Builtin(cfg.Tools, wd)
+	// The sandbox is checked before anything starts: one asked for and
+	// not working stops mm here, before any hook, server or tool runs.
+	box, err := sandbox.New(context.Background(), cfg.Sandbox, wd)
+	if err != nil {
+		return nil, &exitError{exitFailure, "mm: " + err.Error()}
+	}
+	builtin, err := tools.Sandboxed(cfg.Tools, wd, box)
 	if err != nil {
 		return nil, &exitError{exitFailure, (&config.Error{Path: cfg.Path, Msg: "tools: " + err.Error()}).Error()}
 	}
@@ -248,7 +255,7 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 	for i, t := range builtin {
 		ts[i] = t
 	}
-	a := &app{App: &frontend.App{Config: cfg, Dir: wd}, io: io, depth: depth}
+	a := &app{App: &frontend.App{Config: cfg, Dir: wd, Sandbox: box}, io: io, depth: depth}
 	if len(cfg.MCPServers) > 0 {
 		a.mcp = mcptools.Start(context.Background(), cfg.MCPServers, wd, Version, func(msg string) { fmt.Fprintln(io.Err, msg) })
 		for _, t := range a.mcp.Tools() {
@@ -420,5 +427,9 @@ func banner(cfg *config.Config) string {
 	if cfg.Yolo {
 		yolo = "on"
 	}
-	return fmt.Sprintf("mm %s | config: %s | model: %s | yolo: %s%s", Version, path, cfg.Model, yolo, cfg.Hooks.BannerSuffix())
+	sandboxed := ""
+	if m := cfg.Sandbox.Mode; m != sandbox.Off && m != "" {
+		sandboxed = " | sandbox: " + string(m)
+	}
+	return fmt.Sprintf("mm %s | config: %s | model: %s | yolo: %s%s%s", Version, path, cfg.Model, yolo, cfg.Hooks.BannerSuffix(), sandboxed)
 }

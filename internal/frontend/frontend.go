@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/internal/sandbox"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -25,6 +26,10 @@ type App struct {
 	Banner string
 	// Dir is the session's directory.
 	Dir string
+	// Sandbox is the agent's sandbox, checked at start; nil for none. A
+	// front end that builds the tools anew for another directory (the
+	// editor's sessions) builds them under it.
+	Sandbox *sandbox.Sandbox
 	// OpenSession starts a session whose history is kept in the session
 	// file at path (loaded if it exists); "" keeps it in memory only.
 	OpenSession func(path string) (*orchestrator.Session, error)

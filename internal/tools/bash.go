@@ -15,6 +15,7 @@ import (
 
 	"github.com/mm-agent/mm/internal/model"
 	"github.com/mm-agent/mm/internal/procs"
+	"github.com/mm-agent/mm/internal/sandbox"
 )
 
 // Output kept from a bash call: the first and the last half of bashCap.
@@ -28,14 +29,17 @@ const (
 // could otherwise hold it open forever).
 const drainWait = 2 * time.Second
 
-type bashTool struct{ dir string }
+type bashTool struct {
+	dir string
+	box *sandbox.Sandbox // nil: no sandbox
+}
 
 func (t *bashTool) Def() model.ToolDef {
 	return model.ToolDef{
 		Name: "bash",
 		Description: "Run a shell command with bash in the working directory and return its output " +
 			"(stdout and stderr together) and exit status. No input is available to the command; " +
-			"background processes are killed when it finishes.",
+			"background processes are killed when it finishes." + t.box.Note(),
 		Parameters: schema("command", "The bash command line to run, e.g. \"ls -la\" or \"go test ./...\"."),
 	}
 }
@@ -62,6 +66,7 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) string {
 
 	cmd := exec.CommandContext(ctx, "bash", "-c", *args.Command)
 	cmd.Dir = t.dir
+	t.box.Wrap(cmd)
 	cmd.Stdout = w // one *os.File for both: interleaved in the order written
 	cmd.Stderr = w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

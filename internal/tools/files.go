@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/internal/sandbox"
 )
 
 const (
@@ -114,7 +115,10 @@ func (t *readTool) Run(_ context.Context, input json.RawMessage) string {
 	return sb.String()
 }
 
-type writeTool struct{ dir string }
+type writeTool struct {
+	dir string
+	box *sandbox.Files // nil: no sandbox
+}
 
 func (t *writeTool) Def() model.ToolDef {
 	return model.ToolDef{
@@ -143,17 +147,16 @@ func (t *writeTool) Run(_ context.Context, input json.RawMessage) string {
 		return `error: missing "content"`
 	}
 	path := *args.Path
-	full := resolve(t.dir, path)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		return fileErr("write", path, err)
-	}
-	if err := os.WriteFile(full, []byte(*args.Content), 0o644); err != nil {
+	if err := writeFile(t.box, t.dir, path, []byte(*args.Content)); err != nil {
 		return fileErr("write", path, err)
 	}
 	return fmt.Sprintf("wrote %d bytes to %s", len(*args.Content), path)
 }
 
-type editTool struct{ dir string }
+type editTool struct {
+	dir string
+	box *sandbox.Files // nil: no sandbox
+}
 
 func (t *editTool) Def() model.ToolDef {
 	return model.ToolDef{
@@ -191,8 +194,7 @@ func (t *editTool) Run(_ context.Context, input json.RawMessage) string {
 		return `error: missing "new"`
 	}
 	path := *args.Path
-	full := resolve(t.dir, path)
-	data, err := os.ReadFile(full)
+	data, err := readFile(t.box, t.dir, path)
 	if err != nil {
 		return fileErr("edit", path, err)
 	}
@@ -205,8 +207,8 @@ func (t *editTool) Run(_ context.Context, input json.RawMessage) string {
 		return fmt.Sprintf("error: old text occurs %d times in %s; give more context so it occurs once", n, path)
 	}
 	text = strings.Replace(text, *args.Old, *args.New, 1)
-	// WriteFile keeps the existing file's mode.
-	if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+	// writeFile keeps the existing file's mode.
+	if err := writeFile(t.box, t.dir, path, []byte(text)); err != nil {
 		return fileErr("edit", path, err)
 	}
 	return "edited " + path

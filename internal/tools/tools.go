@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/internal/sandbox"
 )
 
 // Tool is the shape of orchestrator.Tool, declared here so this package does
@@ -29,6 +30,12 @@ var Names = []string{"bash", "read_file", "write_file", "edit_file"}
 // order of Names; an empty list, none), each working in dir, the session's
 // absolute directory.
 func Builtin(names []string, dir string) ([]Tool, error) {
+	return Sandboxed(names, dir, nil)
+}
+
+// Sandboxed is Builtin under box: bash runs inside it, write_file and
+// edit_file write only where it lets them. A nil box is no sandbox.
+func Sandboxed(names []string, dir string, box *sandbox.Sandbox) ([]Tool, error) {
 	if names == nil {
 		names = Names
 	}
@@ -36,13 +43,13 @@ func Builtin(names []string, dir string) ([]Tool, error) {
 	for _, n := range names {
 		switch n {
 		case "bash":
-			out = append(out, &bashTool{dir: dir})
+			out = append(out, &bashTool{dir: dir, box: box})
 		case "read_file":
 			out = append(out, &readTool{dir: dir})
 		case "write_file":
-			out = append(out, &writeTool{dir: dir})
+			out = append(out, &writeTool{dir: dir, box: box.Files(dir)})
 		case "edit_file":
-			out = append(out, &editTool{dir: dir})
+			out = append(out, &editTool{dir: dir, box: box.Files(dir)})
 		default:
 			return nil, fmt.Errorf("unknown tool %q (want one of %s)", n, strings.Join(Names, ", "))
 		}

@@ -1,0 +1,217 @@
+// Package sandbox is the floor under the hooks. A guard hook reads a tool
+// call's text; a model that writes a script and runs it, or builds a path
+// through a symbolic link, walks past it. The sandbox holds below the
+// text: the bash tool's commands run with the filesystem read-only except
+// the session directory and the temp directory, and without network
+// (bubblewrap on Linux, sandbox-exec on macOS), and write_file and
+// edit_file refuse any path outside those two once symbolic links are
+// resolved (Files).
+//
+// Hooks and MCP stdio servers are not sandboxed: they are the config
+// author's code, not the model's.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Mode is the config's sandbox: value.
+type Mode string
+
+// The modes of the contract's "Sandbox" section.
+const (
+	// Off runs everything as before: no sandbox.
+	Off Mode = "off"
+	// Workspace lets bash write only in the session directory and the
+	// temp directory, without network; write_file and edit_file write only
+	// there.
+	Workspace Mode = "workspace"
+	// ReadOnly lets bash write only in the temp directory, without
+	// network; write_file and edit_file write nothing.
+	ReadOnly Mode = "readonly"
+)
+
+// Modes lists the modes, in the order a message names them.
+var Modes = []Mode{Off, Workspace, ReadOnly}
+
+// ParseMode reads a sandbox: value; ok is false for anything but a mode.
+func ParseMode(s string) (m Mode, ok bool) {
+	for _, m := range Modes {
+		if s == string(m) {
+			return m, true
+		}
+	}
+	return "", false
+}
+
+// Policy is what a config asks for.
+type Policy struct {
+	Mode Mode
+	// Network gives bash its network back (sandboxNetwork: true).
+	Network bool
+}
+
+// Sandbox is a policy checked to work on this machine: New has started
+// one around a command that does nothing. A nil *Sandbox is no sandbox;
+// every method accepts it.
+type Sandbox struct {
+	policy Policy
+	tool   string // absolute path of bwrap or sandbox-exec
+	tmp    string // the temp directory, symbolic links resolved
+}
+
+// probeTimeout bounds the start-up check: a bwrap that hangs is a sandbox
+// that does not work.
+const probeTimeout = 10 * time.Second
+
+// New checks that p's sandbox can be set up here, for commands working in
+// dir, by running one around `true`; it returns nil for Off. The error is
+// one line for the user, naming the sandbox and what is missing: a sandbox
+// asked for is never silently left out.
+func New(ctx context.Context, p Policy, dir string) (*Sandbox, error) {
+	switch p.Mode {
+	case Off, "":
+		return nil, nil
+	case Workspace, ReadOnly:
+	default:
+		return nil, fmt.Errorf("sandbox: unknown mode %q", p.Mode)
+	}
+	tool, err := findTool(p.Mode)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := tempDir()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %s: the temp directory %w", p.Mode, err)
+	}
+	s := &Sandbox{policy: p, tool: tool, tmp: tmp}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	probe := exec.CommandContext(ctx, "true")
+	probe.Dir = dir
+	s.Wrap(probe)
+	out, err := probe.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %s: %s cannot start a sandbox here: %s", p.Mode, filepath.Base(tool), failure(out, err, ctx))
+	}
+	return s, nil
+}
+
+// failure is why the probe failed, in one line: the tool's first line of
+// complaint, or how it ended.
+func failure(out []byte, err error, ctx context.Context) string {
+	if ctx.Err() != nil {
+		return fmt.Sprintf("it did not finish within %s", probeTimeout)
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if line != "" {
+		return line
+	}
+	return err.Error()
+}
+
+// tempDir is the temp directory (os.TempDir: $TMPDIR, or /tmp), with its
+// symbolic links resolved; it must exist.
+func tempDir() (string, error) {
+	t := os.TempDir()
+	real, err := filepath.EvalSymlinks(t)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", fmt.Errorf("%s: %v", t, err)
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("%s: not a directory", t)
+	}
+	return real, nil
+}
+
+// Mode is the sandbox's mode; Off for nil.
+func (s *Sandbox) Mode() Mode {
+	if s == nil {
+		return Off
+	}
+	return s.policy.Mode
+}
+
+// Network reports whether commands keep the network.
+func (s *Sandbox) Network() bool { return s == nil || s.policy.Network }
+
+// TempDir is the temp directory commands may write in, symbolic links
+// resolved; "" for nil.
+func (s *Sandbox) TempDir() string {
+	if s == nil {
+		return ""
+	}
+	return s.tmp
+}
+
+// Note is what the bash tool's description adds for the model, so that it
+// does not retry what the sandbox refuses; "" for nil.
+func (s *Sandbox) Note() string {
+	if s == nil {
+		return ""
+	}
+	net := " and without network"
+	if s.policy.Network {
+		net = ""
+	}
+	if s.policy.Mode == ReadOnly {
+		return fmt.Sprintf(" It runs in a read-only sandbox%s: only %s is writable.", net, s.tmp)
+	}
+	return fmt.Sprintf(" It runs in a sandbox%s: only the working directory and %s are writable.", net, s.tmp)
+}
+
+// Wrap rewrites cmd, not yet started, to run inside the sandbox; cmd.Dir
+// is the session directory (mm's own when empty). It does nothing for nil.
+// cmd keeps its process attributes: the caller's process group still takes
+// everything the command started with it.
+func (s *Sandbox) Wrap(cmd *exec.Cmd) {
+	if s == nil {
+		return
+	}
+	dir := cmd.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	args := s.args(realOrClean(dir))
+	path := cmd.Path
+	if cmd.Err == nil && path != "" {
+		// cmd.Path is what exec found; its Args[0] may be the bare name.
+		cmd.Args = append(append(args, path), cmd.Args[1:]...)
+	} else {
+		cmd.Args = append(args, cmd.Args...)
+	}
+	cmd.Path = s.tool
+	cmd.Err = nil
+}
+
+// realOrClean is dir with its symbolic links resolved, or cleaned when
+// that fails.
+func realOrClean(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return filepath.Clean(dir)
+}
+
+// within reports whether path is root or below it; both clean and
+// absolute.
+func within(root, path string) bool {
+	if root == path {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, root)
+}
