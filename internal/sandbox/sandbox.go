@@ -183,14 +183,10 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	args := s.args(realOrClean(dir))
-	path := cmd.Path
-	if cmd.Err == nil && path != "" {
-		// cmd.Path is what exec found; its Args[0] may be the bare name.
-		cmd.Args = append(append(args, path), cmd.Args[1:]...)
-	} else {
-		cmd.Args = append(args, cmd.Args...)
-	}
+	// The command is named as the caller named it, so its messages read
+	// the same inside ("bash: line 1: …"); the sandbox finds it on the
+	// same PATH.
+	cmd.Args = append(s.args(realOrClean(dir)), cmd.Args...)
 	cmd.Path = s.tool
 	cmd.Err = nil
 }
