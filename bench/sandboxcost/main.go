@@ -1,0 +1,124 @@
+// Command sandboxcost measures what the sandbox adds to a bash tool call:
+// the bash tool running `true` as mm runs it (its own process group, the
+// output pipe, the wait), without a sandbox, under sandbox: workspace, and
+// under workspace with sandboxNetwork: true (no network namespace to make),
+// interleaved in an order that rotates run by run so that drift in the
+// machine's load reaches all of them alike. It also times the check mm
+// makes once at start (sandbox.New: one bwrap around `true`).
+//
+//	go run ./bench/sandboxcost [-rounds 10] [-n 30] [-warmup 10]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/mm-agent/mm/internal/sandbox"
+	"github.com/mm-agent/mm/internal/tools"
+)
+
+func main() {
+	rounds := flag.Int("rounds", 10, "interleaved rounds")
+	n := flag.Int("n", 30, "runs of each side per round")
+	warmup := flag.Int("warmup", 10, "untimed runs of each side before the first round")
+	flag.Parse()
+	if *rounds < 1 || *n < 1 {
+		fail(fmt.Errorf("-rounds and -n must be >= 1"))
+	}
+	dir, err := os.MkdirTemp("", "sandboxcost-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+
+	type side struct {
+		name string
+		tool tools.Tool
+	}
+	var sides []side
+	for _, s := range []struct {
+		name string
+		p    *sandbox.Policy
+	}{
+		{"bash tool, no sandbox", nil},
+		{"bash tool, sandbox: workspace", &sandbox.Policy{Mode: sandbox.Workspace}},
+		{"bash tool, workspace + sandboxNetwork", &sandbox.Policy{Mode: sandbox.Workspace, Network: true}},
+	} {
+		var box *sandbox.Sandbox
+		if s.p != nil {
+			if box, err = sandbox.New(ctx, *s.p, dir); err != nil {
+				fail(err)
+			}
+		}
+		ts, err := tools.Sandboxed([]string{"bash"}, dir, box)
+		if err != nil {
+			fail(err)
+		}
+		sides = append(sides, side{s.name, ts[0]})
+	}
+
+	input := json.RawMessage(`{"command":"true"}`)
+	run := func(i int) time.Duration {
+		start := time.Now()
+		out := sides[i].tool.Run(ctx, input)
+		d := time.Since(start)
+		if out != "[exit status 0]" {
+			fail(fmt.Errorf("%s: %q", sides[i].name, out))
+		}
+		return d
+	}
+	// The start-up check, timed against the same rounds.
+	check := func() time.Duration {
+		start := time.Now()
+		if _, err := sandbox.New(ctx, sandbox.Policy{Mode: sandbox.Workspace}, dir); err != nil {
+			fail(err)
+		}
+		return time.Since(start)
+	}
+	for range *warmup {
+		for i := range sides {
+			run(i)
+		}
+		check()
+	}
+	all := make([][]time.Duration, len(sides))
+	var checks []time.Duration
+	for round := range *rounds {
+		for j := range *n {
+			for k := range sides {
+				i := (round + j + k) % len(sides)
+				all[i] = append(all[i], run(i))
+			}
+		}
+		checks = append(checks, check())
+	}
+	med := make([]time.Duration, len(sides))
+	for i, s := range sides {
+		med[i] = median(all[i])
+		fmt.Printf("%-40s %8s median (p90 %s)\n", s.name, ms(med[i]), ms(percentile(all[i], 0.9)))
+	}
+	fmt.Printf("the sandbox adds %s to a bash call (%s of it the network namespace); mm's start-up check costs %s once\n",
+		ms(med[1]-med[0]), ms(med[1]-med[2]), ms(median(checks)))
+	fmt.Printf("  %d rounds x %d runs of each, interleaved; %d start-up checks\n", *rounds, *n, len(checks))
+}
+
+func median(ds []time.Duration) time.Duration { return percentile(ds, 0.5) }
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[int(p*float64(len(s)-1))]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "sandboxcost:", err)
+	os.Exit(1)
+}
