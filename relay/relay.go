@@ -154,7 +154,10 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	if pre.Prompt != nil {
 		ask.Prompt = *pre.Prompt
 	}
-	if pre.Transcript != nil {
+	// "transcript: the conversation sent (withContext only); absent
+	// otherwise": a relay without the conversation sends none, whatever a
+	// preAsk hook answered.
+	if pre.Transcript != nil && req.WithContext {
 		ask.Transcript = *pre.Transcript
 	}
 	res.Sent = ask.Prompt
