@@ -121,6 +121,10 @@ const (
 	HookRun
 	// Notice: Text is a line to show as it is (a relay's postAsk notice).
 	Notice
+	// AskEnd: the asked agent Agent has nothing more to show, its relay is
+	// over (answered, failed or cancelled); front ends close what they kept
+	// open for it (a line it was writing, an answer being streamed).
+	AskEnd
 )
 
 // Event is something a front end shows during a turn.
@@ -138,6 +142,9 @@ type Event struct {
 	Run     hooks.Run
 	// Agent names the asked agent that showed this ("expert", or
 	// "expert/librarian" further down); "" for the agent's own events.
+	// Two relays of one reply to the same agent run at the same time: they
+	// are told apart by the call's rank, "expert#1" and "expert#2" (see
+	// Turn.Twin).
 	Agent string
 }
 
