@@ -39,6 +39,11 @@ type callState struct {
 	ended bool
 	// blocks are the asked agent's answer and notices, for ask_agent.
 	blocks []block
+	// writing is, per speaker, the block its text goes on growing until it
+	// shows something else, or an agent above it writes: two agents further
+	// down that write at once (an asked agent's twin relays,
+	// "expert/librarian#1" and "#2") each fill a block of their own.
+	writing map[string]int
 }
 
 // block is one piece of an ask_agent call's content: a run of text by one
@@ -132,6 +137,10 @@ func (v *view) asked(parent string, ev orchestrator.Event) {
 		}
 		v.content(parent, ev.Agent, true, label+ev.Text)
 	}
+	if ev.Kind != orchestrator.Text && parent != "" {
+		// Whatever else it shows ends the block its text was growing.
+		delete(v.call(parent).writing, ev.Agent)
+	}
 }
 
 // notice adds a notice of the relay itself (postAsk's replacement
@@ -146,15 +155,32 @@ func (v *view) notice(parent, text string) {
 // ACP's tool_call_update replaces a call's content.
 func (v *view) content(parent, speaker string, notice bool, text string) {
 	c := v.call(parent)
-	n := len(c.blocks)
+	if c.writing == nil {
+		c.writing = map[string]int{}
+	}
+	if !notice {
+		for s := range c.writing {
+			if strings.HasPrefix(s, speaker+"/") {
+				delete(c.writing, s)
+			}
+		}
+	}
+	i, writing := c.writing[speaker]
 	switch {
-	case !notice && n > 0 && !c.blocks[n-1].notice && c.blocks[n-1].speaker == speaker:
-		c.blocks[n-1].text += text
-	case !notice && strings.Contains(speaker, "/"):
+	case notice:
+		// A notice comes after what its speaker wrote; what it writes next
+		// is a block of its own.
+		c.blocks = append(c.blocks, block{speaker: speaker, notice: true, text: text})
+		delete(c.writing, speaker)
+	case writing:
+		c.blocks[i].text += text
+	case strings.Contains(speaker, "/"):
 		// Further down the chain: say who is speaking.
+		c.writing[speaker] = len(c.blocks)
 		c.blocks = append(c.blocks, block{speaker: speaker, text: "[" + speaker + "] " + text})
 	default:
-		c.blocks = append(c.blocks, block{speaker: speaker, notice: notice, text: text})
+		c.writing[speaker] = len(c.blocks)
+		c.blocks = append(c.blocks, block{speaker: speaker, text: text})
 	}
 	v.send(acp.UpdateToolCall(acp.ToolCallId(parent), acp.WithUpdateContent(c.contents())))
 }

@@ -268,21 +268,22 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 func (a *app) once(ctx context.Context, prompt string) error {
 	ctx, stop := signalContext(ctx)
 	defer stop()
+	d := newDisplay(a.io, a.Config)
+	if a.Config.StructuredOutput != nil {
+		d = &display{out: a.io.Err, cfg: a.Config} // stdout holds the JSON document alone
+	}
 	if a.io.InTTY {
-		out := a.io.Out
-		if a.Config.StructuredOutput != nil {
-			out = a.io.Err // stdout holds the JSON document alone
-		}
-		a.SetConsent(&lineConsent{lines: newTTYLines(a.io.In), out: out})
+		consent := &lineConsent{lines: newTTYLines(a.io.In), out: d.out}
+		defer consent.during(d)()
+		a.SetConsent(consent)
 	}
 	s, err := a.OpenSession(a.sessionPath)
 	if err != nil {
 		return &exitError{exitFailure, "mm: " + err.Error()}
 	}
 	if a.Config.StructuredOutput != nil {
-		return a.onceStructured(ctx, s, prompt)
+		return a.onceStructured(ctx, s, prompt, d)
 	}
-	d := newDisplay(a.io, a.Config)
 	res := s.Generate(ctx, prompt, d.show)
 	d.footer(res)
 	return turnError(res)
@@ -291,15 +292,14 @@ func (a *app) once(ctx context.Context, prompt string) error {
 // onceStructured is -p on an agent with structuredOutput: stdout holds the
 // JSON document alone, for a script to parse; tool and failure lines go to
 // stderr; no ⚙ line and no hook list.
-func (a *app) onceStructured(ctx context.Context, s *orchestrator.Session, prompt string) error {
-	d := &display{out: a.io.Err, cfg: a.Config}
+func (a *app) onceStructured(ctx context.Context, s *orchestrator.Session, prompt string, d *display) error {
 	res := s.Generate(ctx, prompt, func(ev orchestrator.Event) {
 		if ev.Kind == orchestrator.Text && ev.Agent == "" {
 			return // the answer, written below once the turn is over
 		}
 		d.show(ev)
 	})
-	d.endLine()
+	d.done()
 	if res.SaveErr != nil {
 		fmt.Fprintln(a.io.Err, "mm: session file: "+res.SaveErr.Error())
 	}
