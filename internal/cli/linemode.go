@@ -113,6 +113,9 @@ func (a *app) lineMode(ctx context.Context) error {
 			return errInterrupted
 		case l, ok := <-lines.lines:
 			if !ok {
+				if a.io.InTTY { // Ctrl-D: the shell's prompt goes on a line of its own
+					fmt.Fprintln(a.io.Out)
+				}
 				return nil
 			}
 			line = l

@@ -57,7 +57,12 @@ func (o *rootOptions) run(ctx context.Context) error {
 	case asking && len(o.args) != 1:
 		return &exitError{exitFailure, `mm: --ask takes one question: mm --ask <agent> "<question>"`}
 	case !asking && len(o.args) > 0:
+		if flag := o.boolFlagValue(o.args[0]); flag != "" {
+			return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q: a value of %s goes after \"=\" (%s=%s)", o.args[0], flag, flag, o.args[0])}
+		}
 		return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q (a prompt goes after -p, or on a line of line mode)", o.args[0])}
+	case o.promptSet && o.prompt != "-" && strings.TrimSpace(o.prompt) == "":
+		return &exitError{exitFailure, errEmptyPrompt}
 	}
 	cfg, err := o.loadConfig()
 	if err != nil {
@@ -88,10 +93,36 @@ func (o *rootOptions) run(ctx context.Context) error {
 				return fmt.Errorf("read the prompt from stdin: %w", err)
 			}
 			prompt = strings.TrimRight(string(b), "\n")
+			if strings.TrimSpace(prompt) == "" {
+				return &exitError{exitFailure, "mm: the prompt read from stdin (-p -) is empty"}
+			}
 		}
 		return app.once(ctx, prompt)
 	}
 	return app.lineMode(ctx)
+}
+
+// errEmptyPrompt refuses -p with nothing to ask (blank counts as
+// nothing): a model given an empty question answers something anyway,
+// which helps no one. -p - with an empty stdin is refused the same way.
+const errEmptyPrompt = `mm: the prompt is empty: write it after -p, or use -p - to read it from stdin`
+
+// boolFlagValue is the boolean flag a stray "true" or "false" was most
+// likely meant for (mm --yolo false), "" when none: a boolean flag takes
+// its value joined with "=" only.
+func (o *rootOptions) boolFlagValue(arg string) string {
+	if arg != "true" && arg != "false" {
+		return ""
+	}
+	switch {
+	case o.yoloSet:
+		return "--yolo"
+	case o.tui:
+		return "-tui"
+	case o.acp:
+		return "-acp"
+	}
+	return ""
 }
 
 // loadConfig finds and loads the config, applies the flags that override
