@@ -27,22 +27,37 @@ import (
 
 // Record is one line of a session file.
 type Record struct {
-	Type string `json:"type"` // "message", "compact" or "end"
+	Type string `json:"type"` // "message", "shown", "compact" or "end"
 	Turn int    `json:"turn"`
 	Time string `json:"time,omitempty"` // on "end"
 	// Message, for "message".
 	Message *model.Message `json:"message,omitempty"`
+	// Shown, for "shown": what the user was shown of the tool call whose
+	// output is the message record just before it (a reader that does not
+	// know "shown" skips it, and loses nothing of the history).
+	Shown *Shown `json:"shown,omitempty"`
 	// For "compact": the summary that replaced the conversation before the
 	// last Kept messages.
 	Summary string `json:"summary,omitempty"`
 	Kept    int    `json:"kept,omitempty"`
 }
 
+// Shown is what a front end showed of a tool call, kept where it differs
+// from what the history lets it show again: the history holds what the
+// model read (the output with postToolCall's context after it, an asked
+// agent's answer as postAsk replaced it), and what was shown never changes.
+type Shown struct {
+	Title   string   `json:"title,omitempty"`
+	Failed  bool     `json:"failed,omitempty"`
+	Content []string `json:"content"` // the texts shown, in order
+}
+
 // File is an open session file.
 type File struct {
-	mu   sync.Mutex
-	f    *os.File
-	turn int
+	mu    sync.Mutex
+	f     *os.File
+	turn  int
+	shown []*Shown // of the history Open read, by message
 }
 
 // Open opens (creating it if need be) the session file at path and returns
@@ -52,7 +67,7 @@ func Open(path string) (*File, []model.Message, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	history, turn, end, err := read(f)
+	history, shown, turn, end, err := read(f)
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -65,8 +80,12 @@ func Open(path string) (*File, []model.Message, error) {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return &File{f: f, turn: turn}, history, nil
+	return &File{f: f, turn: turn, shown: shown}, history, nil
 }
+
+// Shown is what was shown of the tool calls of the history Open returned,
+// by message (nil where nothing was kept: show the message itself).
+func (f *File) Shown() []*Shown { return f.shown }
 
 // Load reads the history of the session file at path without keeping it
 // open (mm --ask-with-context --session, session/load).
@@ -76,7 +95,7 @@ func Load(path string) ([]model.Message, error) {
 		return nil, err
 	}
 	defer f.Close()
-	h, _, _, err := read(f)
+	h, _, _, _, err := read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -84,8 +103,8 @@ func Load(path string) ([]model.Message, error) {
 }
 
 // read replays the complete turns of a session file; end is the offset
-// just after the last one.
-func read(r io.Reader) (history []model.Message, lastTurn int, end int64, err error) {
+// just after the last one; shown goes with history, message by message.
+func read(r io.Reader) (history []model.Message, shown []*Shown, lastTurn int, end int64, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var pending []Record
 	var offset int64
@@ -95,10 +114,10 @@ func read(r io.Reader) (history []model.Message, lastTurn int, end int64, err er
 		if errors.Is(err, io.EOF) {
 			// A last line without its newline is a write cut short: the
 			// turn in flight, dropped with the rest of its turn.
-			return history, lastTurn, end, nil
+			return history, shown, lastTurn, end, nil
 		}
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, nil, 0, 0, err
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
@@ -121,9 +140,17 @@ func read(r io.Reader) (history []model.Message, lastTurn int, end int64, err er
 			case "message":
 				if p.Message != nil {
 					history = append(history, *p.Message)
+					shown = append(shown, nil)
+				}
+			case "shown":
+				if n := len(history); n > 0 && history[n-1].Role == "tool" {
+					shown[n-1] = p.Shown
 				}
 			case "compact":
+				n := len(history)
 				history = orchestrator.Compacted(p.Summary, history, p.Kept)
+				kept := shown[n-(len(history)-2):]
+				shown = append([]*Shown{nil, nil}, kept...)
 			}
 		}
 		pending, lastTurn, end = nil, rec.Turn, offset
@@ -132,9 +159,19 @@ func read(r io.Reader) (history []model.Message, lastTurn int, end int64, err er
 
 // AppendTurn records the messages one turn added.
 func (f *File) AppendTurn(msgs []model.Message) error {
-	recs := make([]Record, len(msgs))
+	return f.AppendTurnShown(msgs, nil)
+}
+
+// AppendTurnShown records the messages one turn added and, after each,
+// what was shown of it where shown has it (shown[i] goes with msgs[i];
+// nil, or shown shorter than msgs: nothing).
+func (f *File) AppendTurnShown(msgs []model.Message, shown []*Shown) error {
+	recs := make([]Record, 0, len(msgs))
 	for i := range msgs {
-		recs[i] = Record{Type: "message", Message: &msgs[i]}
+		recs = append(recs, Record{Type: "message", Message: &msgs[i]})
+		if i < len(shown) && shown[i] != nil {
+			recs = append(recs, Record{Type: "shown", Shown: shown[i]})
+		}
 	}
 	return f.write(recs)
 }
