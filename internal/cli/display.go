@@ -22,8 +22,8 @@ import (
 // agent whose line is on the screen, unfinished, keeps it until the line
 // ends (or its relay does); what the others show meanwhile waits, in order,
 // and is written after it, each line starting with its agent's label. A
-// consent question is the one thing that ends a line early: it needs an
-// answer now, and everything waits while it is asked.
+// consent question waits for the line to end too, but not for long
+// (lineGrace): it needs an answer; everything else waits while it is asked.
 type display struct {
 	out   io.Writer
 	err   io.Writer // for notices that are not the product (nil: none)
@@ -35,9 +35,10 @@ type display struct {
 	// agent ("" for this one) whose line it is.
 	mid   bool
 	owner string
-	// cut is whose line was ended before it was done (by a consent
+	// cut: the line of cutter was ended before it was done (by a consent
 	// question, or at the end): the newline it then writes is already there.
-	cut string
+	cut    bool
+	cutter string
 	// last is who wrote last; answering, whose answer is being streamed
 	// (a line of it is on the screen, or ended just before).
 	last      string
@@ -177,8 +178,8 @@ func (d *display) write(agent string, p piece) {
 			clear(d.answering)
 		}
 	default:
-		if d.cut == agent {
-			d.cut = ""
+		if d.cut && d.cutter == agent {
+			d.cut = false
 			p.text = strings.TrimPrefix(p.text, "\n")
 			if p.text == "" {
 				return
@@ -219,7 +220,7 @@ func (d *display) flush() {
 func (d *display) endLine() {
 	if d.mid {
 		io.WriteString(d.out, "\n")
-		d.mid, d.cut = false, d.owner
+		d.mid, d.cut, d.cutter = false, true, d.owner
 	}
 }
 
