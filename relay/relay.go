@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -97,6 +98,19 @@ type Request struct {
 	// Consent, when set, answers the asked agent's consent questions
 	// instead of the Relay's.
 	Consent orchestrator.Consent
+	// Twin, when not 0, is the rank of this relay among those of one model
+	// reply to the same agent (orchestrator.Turn.Twin): they run at the
+	// same time, and what each shows is labelled "<agent>#<twin>".
+	Twin int
+}
+
+// Label is how the display names the asked agent of a relay: its name, or
+// "<name>#<n>" for the nth of several relays of one reply to it.
+func Label(agent string, twin int) string {
+	if twin == 0 {
+		return agent
+	}
+	return agent + "#" + strconv.Itoa(twin)
 }
 
 // Result is what a relay produced.
@@ -158,7 +172,10 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	if pre.Prompt != nil {
 		ask.Prompt = *pre.Prompt
 	}
-	if pre.Transcript != nil {
+	// "transcript: the conversation sent (withContext only); absent
+	// otherwise": a relay without the conversation sends none, whatever a
+	// preAsk hook answered.
+	if pre.Transcript != nil && req.WithContext {
 		ask.Transcript = *pre.Transcript
 	}
 	res.Sent = ask.Prompt
@@ -168,11 +185,12 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 		consent = r.Consent
 	}
 	start := time.Now()
+	name := Label(req.Agent, req.Twin)
 	label := func(ev orchestrator.Event) {
 		if ev.Agent == "" {
-			ev.Agent = req.Agent
+			ev.Agent = name
 		} else {
-			ev.Agent = req.Agent + "/" + ev.Agent
+			ev.Agent = name + "/" + ev.Agent
 		}
 		show(ev)
 	}
@@ -182,6 +200,7 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 		Show:    label,
 		Consent: consent,
 	})
+	show(orchestrator.Event{Kind: orchestrator.AskEnd, Agent: name})
 	if resp.Status == Answered && ctx.Err() != nil {
 		resp.Status, resp.Error = Cancelled, "cancelled"
 	}

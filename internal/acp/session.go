@@ -70,7 +70,7 @@ func (srv *server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (a
 		return acp.LoadSessionResponse{}, err
 	}
 	defer s.turnMu.Unlock()
-	for _, u := range replay(s.mm.History, s.cwd) {
+	for _, u := range replay(s.mm.History, shownHistory(s), s.cwd) {
 		if err := srv.client().SessionUpdate(ctx, acp.SessionNotification{SessionId: p.SessionId, Update: u}); err != nil {
 			return acp.LoadSessionResponse{}, err
 		}
@@ -136,6 +136,7 @@ func (srv *server) open(id, path, cwd string) (*session, error) {
 	}
 	mm.Agent = agent
 	s.mm, s.sup = mm, sup
+	keepShown(s)
 	return s, nil
 }
 

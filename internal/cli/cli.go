@@ -150,9 +150,22 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	f.BoolVar(&opts.acp, "acp", false, "the editor front end (Agent Client Protocol over stdio)")
 	f.StringVar(&opts.ask, "ask", "", `relay a question to an agent of mmConfigs: mm --ask <agent> "<question>"`)
 	f.StringVar(&opts.askWithContext, "ask-with-context", "", "like --ask, sending the conversation read from stdin (or from --session)")
-	cmd.PersistentFlags().StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
+	f.StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
 	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io, opts), newCmdHooks(io, opts))
+	cobra.AddTemplateFunc("oneDash", oneDash)
+	cmd.SetUsageTemplate(strings.Replace(cmd.UsageTemplate(), "{{.LocalFlags.FlagUsages", "{{oneDash .LocalFlags.FlagUsages", 1))
 	return cmd
+}
+
+// oneDash writes the flags the references spell with one dash (-tui,
+// -acp) that way in the help, as the README, the docs and the errors do;
+// the two-dash spellings keep working (normalizeArgs).
+func oneDash(usages string) string {
+	for _, name := range []string{"tui", "acp"} {
+		// "      --tui   …" → "      -tui    …": the same width.
+		usages = strings.Replace(usages, "      --"+name+" ", "      -"+name+"  ", 1)
+	}
+	return usages
 }
 
 func newCmdVersion(io *IOStreams) *cobra.Command {
