@@ -63,6 +63,11 @@ func (o *rootOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if asking {
+		// --ask runs no turn of this agent: its MCP servers' tools would
+		// never be offered, so they are not started.
+		cfg.MCPServers = nil
+	}
 	app, err := newApp(cfg, o.io)
 	if err != nil {
 		return err
