@@ -219,3 +219,24 @@ func plainText(s string) string {
 	r := strings.NewReplacer("**", "", "`", "", "[", "", "](", " (", "```", "", "|", " ", "---", "", "# ", "", "> ", "", "- ", "", "1. ", "", "2. ", "")
 	return r.Replace(s)
 }
+
+// Whatever a model writes, the renderer neither panics nor draws a line
+// wider than the window.
+func FuzzMarkdown(f *testing.F) {
+	for _, s := range []string{
+		"# h\n\n- a\n  - b\n\n```go\nx\n```\n| a | b |\n|---|:-:|\n| 1 | 2 |\n> q\n***\n",
+		"**a *b** c* `d` [e](f \"g\") <h:i> ![j](k) ~~l~~ \\*m\\* &amp;",
+		"1. x\n   ```\n   y\n2) z\n\n    code\n- [ ] task\n<br>",
+		"***\n___\n- - -\n=\nSetext\n---\n|\n|-|\n\t\ttabs\x1b[31m",
+	} {
+		f.Add(s, uint8(40))
+	}
+	f.Fuzz(func(t *testing.T, text string, w uint8) {
+		width := int(w)%120 + 1
+		for _, l := range newMarkdown().render(clean(text), width) {
+			if n := ansi.StringWidth(l); n > width {
+				t.Fatalf("line %q is %d wide, more than %d", l, n, width)
+			}
+		}
+	})
+}
