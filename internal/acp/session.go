@@ -251,8 +251,15 @@ func (srv *server) sessionsDir() (string, error) {
 }
 
 // validID is what newID makes: a session id can name a file in the
-// sessions directory and nothing outside it.
-var validID = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$`)
+// sessions directory and nothing outside it. (At most 100 characters is
+// checked apart: a counted repetition makes the expression costly to
+// compile, and it compiles when the package initialises, in every mm
+// process.)
+var validID = idPattern{regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]*$`)}
+
+type idPattern struct{ re *regexp.Regexp }
+
+func (p idPattern) MatchString(id string) bool { return len(id) <= 100 && p.re.MatchString(id) }
 
 // newID is a session id that sorts by creation time, so a listing of the
 // sessions directory reads in order.

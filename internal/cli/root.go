@@ -68,6 +68,11 @@ func (o *rootOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if asking {
+		// --ask runs no turn of this agent: its MCP servers' tools would
+		// never be offered, so they are not started.
+		cfg.MCPServers = nil
+	}
 	// The session file is opened (locked, checked) before anything starts,
 	// so a file that is refused is refused before anything else happens.
 	var opened *openedSession
