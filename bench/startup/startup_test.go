@@ -7,10 +7,12 @@ import (
 	"github.com/mm-agent/mm/bench/internal/runs"
 )
 
-// TestVersionTarget runs the benchmark, with fewer rounds, and fails when
-// mm version takes more than VersionTarget times the hello-world binary
-// built in the same run (issue 17: 15.5x with glamour's chroma in mm).
-func TestVersionTarget(t *testing.T) {
+// TestBenchmarkRuns runs the benchmark, with fewer rounds, and checks it
+// measures what it says. It asserts no timing: speed is measured by the
+// benchmark, run on its own (`go run ./bench/startup`, against
+// VersionTarget); what keeps start-up from regressing in every test run is
+// cmd/mm's import-graph and init-cost tests.
+func TestBenchmarkRuns(t *testing.T) {
 	out, err := runs.RunCommand("../..", "./bench/startup", "-rounds", "8", "-n", "8", "-warmup", "3", "-json")
 	if err != nil {
 		t.Fatal(err)
@@ -20,8 +22,7 @@ func TestVersionTarget(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	t.Logf("%+v", f)
-	if f.VersionRatio > VersionTarget {
-		t.Errorf("mm version takes %.2fms, %.2fx the hello-world binary's %.2fms: more than %.0fx (GODEBUG=inittrace=1 mm version shows which packages' init costs)",
-			f.VersionMS, f.VersionRatio, f.HelloMS, VersionTarget)
+	if f.HelloMS <= 0 || f.VersionMS <= 0 || f.VersionRatio <= 0 {
+		t.Errorf("the benchmark measured nothing: %+v", f)
 	}
 }
