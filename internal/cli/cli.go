@@ -92,7 +92,7 @@ func Run(ctx context.Context, args []string, io *IOStreams) int {
 var longOneDash = map[string]bool{
 	"tui": true, "acp": true, "config": true, "model": true, "yolo": true,
 	"prompt": true, "ask": true, "ask-with-context": true, "version": true, "help": true,
-	"session": true,
+	"session": true, "a2a": true,
 }
 
 // normalizeArgs lets one-dash long flags (-tui, -acp) and the two-dash
@@ -149,6 +149,7 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	f.BoolVar(&opts.acp, "acp", false, "the editor front end (Agent Client Protocol over stdio)")
 	f.StringVar(&opts.ask, "ask", "", `relay a question to an agent of mmConfigs: mm --ask <agent> "<question>"`)
 	f.StringVar(&opts.askWithContext, "ask-with-context", "", "like --ask, sending the conversation read from stdin (or from --session)")
+	f.StringVar(&opts.a2a, "a2a", "", "serve this config's agent to other machines over A2A (Agent2Agent protocol) at <host:port>")
 	cmd.PersistentFlags().StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
 	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io, opts), newCmdHooks(io, opts))
 	return cmd
