@@ -228,7 +228,9 @@ func TestAgentAsk(t *testing.T) {
 
 type consentFunc func(ctx context.Context, call orchestrator.Call) (bool, error)
 
-func (f consentFunc) Allow(ctx context.Context, call orchestrator.Call) (bool, error) { return f(ctx, call) }
+func (f consentFunc) Allow(ctx context.Context, call orchestrator.Call) (bool, error) {
+	return f(ctx, call)
+}
 
 // A served turn's consent question reaches the asking side's Consent, and
 // its answer comes back; with no one to ask, the turn reads ErrNoOneToAsk.
