@@ -131,7 +131,7 @@ func (a *Agent) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse
 	if show == nil {
 		show = func(orchestrator.Event) {}
 	}
-	t := &askTask{agent: a, client: c, req: req, show: show}
+	t := &askTask{ctx: ctx, agent: a, client: c, req: req, show: show}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: req.Prompt})
 	msg.Metadata = map[string]any{DepthKey: req.Depth}
 	for {
@@ -149,6 +149,7 @@ func (a *Agent) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse
 // askTask is one ask in progress: the task it became and what was shown of
 // the answer.
 type askTask struct {
+	ctx    context.Context // the ask's: done when the user cancelled it
 	agent  *Agent
 	client *a2aclient.Client
 	req    relay.AskRequest
@@ -245,6 +246,11 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 		}
 		return t.answeredResp(), nil, true
 	case a2a.TaskStateCanceled:
+		if t.ctx.Err() == nil {
+			// Not cancelled from here: the agent is stopping, or another
+			// client cancelled the task. For the asking agent, a failure.
+			return t.failed(fmt.Sprintf("the agent at %s cancelled the task before it answered (it may be stopping)", t.agent.URL)), nil, true
+		}
 		return relay.AskResponse{Status: relay.Cancelled, Answer: t.answer.String(), Error: "cancelled"}, nil, true
 	case a2a.TaskStateInputRequired:
 		q := &question{text: msgText}

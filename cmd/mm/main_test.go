@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,6 +96,8 @@ func TestScripts(t *testing.T) {
 			"mockmodel": cmdMockmodel,
 			"waitfile":  cmdWaitfile,
 			"nopid":     cmdNopid,
+			"freeport":  cmdFreeport,
+			"waitport":  cmdWaitport,
 		},
 	})
 }
@@ -189,6 +192,43 @@ func cmdNopid(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdFreeport sets each VAR to a TCP port on 127.0.0.1 that nothing
+// listens on, for servers a script starts (mm -a2a, the JS agent):
+//
+//	freeport VAR...
+func cmdFreeport(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: freeport VAR...")
+	}
+	for _, v := range args {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		ts.Setenv(v, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+		ln.Close()
+	}
+}
+
+// cmdWaitport waits up to 20 s for something to listen at HOST:PORT:
+//
+//	waitport HOST:PORT
+func cmdWaitport(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitport HOST:PORT")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", args[0], time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("nothing listens at %s after 20s", args[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // processAlive reports whether pid is a process that is not a zombie.
 func processAlive(pid int) bool {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -212,6 +252,9 @@ const npmDir = "testdata/npm/node_modules"
 // absence is an error.
 func npmInstalled() (bool, error) {
 	_, err := os.Stat(filepath.Join(npmDir, "@modelcontextprotocol", "server-filesystem"))
+	if err == nil {
+		_, err = os.Stat(filepath.Join(npmDir, "@a2a-js", "sdk"))
+	}
 	if err == nil {
 		return true, nil
 	}

@@ -18,7 +18,7 @@
 //   - "slow …": it works until tasks/cancel, then ends the task canceled;
 //   - "fail …": the task fails with "the JS agent failed on purpose";
 //   - anything else: "JS agent says: <question>", streamed in two pieces.
-// SIGTERM stops it.
+// SIGINT or SIGTERM stops it (exit 0).
 
 import { appendFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -127,8 +127,10 @@ listener.on("error", (err) => {
   console.error("js agent:", err.message);
   process.exit(1);
 });
-process.on("SIGTERM", () => {
-  listener.close();
-  listener.closeAllConnections?.();
-  process.exit(0);
-});
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    listener.close();
+    listener.closeAllConnections?.();
+    process.exit(0);
+  });
+}
