@@ -13,6 +13,7 @@ import (
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/tools"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 	"github.com/mm-agent/mm/remote"
@@ -106,11 +107,12 @@ func agentDescription(cfg *config.Config) string {
 
 // a2aAgent runs one fresh turn of the app's agent per A2A task, at the
 // task's depth: its hooks see asked.depth, its relays count from it, and
-// what it starts reads it in MM_ASK_DEPTH.
+// what it starts — hooks, commands, children — reads it in MM_ASK_DEPTH.
 type a2aAgent struct{ app *app }
 
 func (s *a2aAgent) Turn(ctx context.Context, t remote.Task) relay.AskResponse {
 	agent := s.app.agentAt(t.Depth, t.Consent)
+	ctx = tools.WithEnv(ctx, agent.Hooks.Env)
 	res := orchestrator.NewSession(agent).Generate(ctx, t.Prompt, t.Show)
 	return turnResponse(res)
 }
@@ -121,8 +123,11 @@ func (s *a2aAgent) Turn(ctx context.Context, t remote.Task) relay.AskResponse {
 func (a *app) agentAt(depth int, c orchestrator.Consent) *orchestrator.Agent {
 	agent := *a.Agent
 	agent.Consent = c
-	if a.Agent.Hooks != nil {
-		h := *a.Agent.Hooks
+	{
+		h := hooks.Runner{}
+		if a.Agent.Hooks != nil {
+			h = *a.Agent.Hooks
+		}
 		h.Depth = depth
 		h.Env = envWith(os.Environ(), "MM_ASK_DEPTH", strconv.Itoa(depth))
 		if a.hooksLog != nil {
