@@ -62,9 +62,9 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) string {
 
 	cmd := exec.CommandContext(ctx, "bash", "-c", *args.Command)
 	cmd.Dir = t.dir
-	cmd.Env = envFrom(ctx) // nil: mm's own
-	cmd.Stdout = w         // one *os.File for both: interleaved in the order written
+	cmd.Stdout = w // one *os.File for both: interleaved in the order written
 	cmd.Stderr = w
+	cmd.Env = envFrom(ctx) // nil: mm's own
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		killGroup(cmd.Process.Pid)
