@@ -91,6 +91,12 @@ func checkSane(t *testing.T, data []byte, dir string, c *Config) {
 		}
 	}
 	for name, p := range c.MMConfigs {
+		if r, remote := c.RemoteAgents[name]; remote {
+			if u, err := url.Parse(p); err != nil || p != r.URL || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				t.Fatalf("Load(%q): remote agent %q: %q", data, name, p)
+			}
+			continue
+		}
 		if name == "" || !filepath.IsAbs(p) {
 			t.Fatalf("Load(%q): mmConfigs %q: %q", data, name, p)
 		}
