@@ -21,6 +21,7 @@ import (
 func FuzzLoad(f *testing.F) {
 	f.Add([]byte("model: llmman/test\n"))
 	f.Add([]byte("hooks:\n  preToolCall:\n    - matcher: ^bash$\n      command: ./guard.sh\n      timeout: 5s\n      onError: fail\n"))
+	f.Add([]byte("mmConfigs:\n  rev: {url: \"http://gpu-box:7420\", tokenEnv: REV_TOKEN, idleTimeout: 5m}\nname: main\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		// An agent the seeds' mmConfigs can name.
