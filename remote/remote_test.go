@@ -629,12 +629,19 @@ func TestConcurrentTasks(t *testing.T) {
 	const n = 20
 	var mu sync.Mutex
 	running, most := 0, 0
+	all := make(chan struct{}) // closed once n turns run at the same time
 	agent := turnFunc(func(ctx context.Context, task Task) relay.AskResponse {
 		mu.Lock()
 		running++
 		most = max(most, running)
+		if running == n {
+			close(all)
+		}
 		mu.Unlock()
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-all:
+		case <-time.After(10 * time.Second):
+		}
 		mu.Lock()
 		running--
 		mu.Unlock()
@@ -659,7 +666,7 @@ func TestConcurrentTasks(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
-	if most < n/2 {
+	if most != n {
 		t.Errorf("at most %d of %d tasks ran at once", most, n)
 	}
 	if s.Running() != 0 {
