@@ -243,8 +243,8 @@ func processAlive(pid int) bool {
 	return s[i+2] != 'Z' && s[i+2] != 'X'
 }
 
-// npmDir holds the real MCP servers and the ACP client library the scripts
-// drive, installed from npm by .ci/run (npm ci --prefix cmd/mm/testdata/npm).
+// npmDir holds the real MCP servers, the ACP client library and the A2A
+// SDK the scripts drive, installed from npm by .ci/run (npm ci --prefix cmd/mm/testdata/npm).
 const npmDir = "testdata/npm/node_modules"
 
 // npmInstalled is the [npm] condition: scripts that need the npm packages
