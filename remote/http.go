@@ -202,7 +202,7 @@ func isNetError(err error) bool {
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
-		s = s[:n] + "…"
+		s = s[:runeCut(s, n)] + "…"
 	}
 	return s
 }

@@ -220,9 +220,17 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return s[:runeCut(s, n)] + "\n[… cut for the wire]"
+}
+
+// runeCut is the largest index <= n of s that starts a rune (len(s) when
+// s is shorter), so s[:runeCut(s, n)] is whole characters.
+func runeCut(s string, n int) int {
+	if len(s) <= n {
+		return len(s)
 	}
-	return s[:cut] + "\n[… cut for the wire]"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }

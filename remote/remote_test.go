@@ -714,3 +714,17 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestMergeNested(t *testing.T) {
+	text := func(agent, s string) item { return item{ev: orchestrator.Event{Kind: orchestrator.Text, Agent: agent, Text: s}} }
+	tool := item{ev: orchestrator.Event{Kind: orchestrator.ToolStart, Agent: "lib"}}
+	got := mergeNested([]item{text("lib", "a"), text("lib", "b"), tool, text("lib", "c"), text("x", "d"), text("", "e"), text("", "f"), {done: true}})
+	var out []string
+	for _, it := range got {
+		out = append(out, fmt.Sprintf("%s:%s:%v", it.ev.Agent, it.ev.Text, it.done))
+	}
+	want := "lib:ab:false lib::false lib:c:false x:d:false :e:false :f:false ::true"
+	if strings.Join(out, " ") != want {
+		t.Errorf("got %q\nwant %q", strings.Join(out, " "), want)
+	}
+}

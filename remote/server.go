@@ -459,13 +459,13 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 			gone = nil
 			continue
 		}
+		items = mergeNested(items)
 		var text strings.Builder
 		flush := func() error {
 			for text.Len() > 0 {
 				chunk := text.String()
 				if len(chunk) > maxChunk {
-					chunk = clip(chunk, maxChunk)
-					chunk = strings.TrimSuffix(chunk, "\n[… cut for the wire]")
+					chunk = chunk[:runeCut(chunk, maxChunk)]
 				}
 				rest := text.String()[len(chunk):]
 				text.Reset()
@@ -487,10 +487,16 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 			}
 			switch {
 			case it.q != nil:
-				t.box.unshift(items[i+1:])
 				t.mu.Lock()
-				t.pumping = false
+				live := t.pending == it.q && t.ctx.Err() == nil
+				if live {
+					t.pumping = false
+				}
 				t.mu.Unlock()
+				if !live {
+					continue // answered, timed out or cancelled meanwhile
+				}
+				t.box.unshift(items[i+1:])
 				return q.Write(ctx, t.questionEvent(it.q))
 			case it.done:
 				t.mu.Lock()
@@ -596,7 +602,7 @@ func (t *task) settle() {
 	if err != nil {
 		return
 	}
-	state, out := t.end()
+	_, out := t.end()
 	art := &a2a.Artifact{ID: t.artifact, Name: "answer", Parts: a2a.ContentParts{a2a.TextPart{Text: t.resp.Answer}}}
 	if art.ID == "" {
 		art.ID = a2a.NewArtifactID()
@@ -608,7 +614,6 @@ func (t *task) settle() {
 		stored.Metadata = map[string]any{}
 	}
 	stored.Metadata[OutcomeKey] = toMap(out)
-	_ = state
 	t.s.store.Save(ctx, stored)
 }
 
@@ -648,6 +653,9 @@ type consentAnswer struct {
 func (t *task) Allow(ctx context.Context, call orchestrator.Call) (bool, error) {
 	t.consentMu.Lock()
 	defer t.consentMu.Unlock()
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
 	p := &pendingQuestion{call: call, answer: make(chan consentAnswer, 1)}
 	t.mu.Lock()
 	t.pending = p
@@ -690,6 +698,25 @@ func (t *task) answer(m *a2a.Message) {
 		}
 	}
 	p.answer <- a
+}
+
+// mergeNested joins the consecutive pieces of a nested agent's answer, so
+// a streamed answer of a relay inside the task is a few status updates, not
+// one per piece.
+func mergeNested(items []item) []item {
+	out := items[:0:0]
+	for _, it := range items {
+		nested := it.q == nil && !it.done && it.ev.Kind == orchestrator.Text && it.ev.Agent != ""
+		if n := len(out); nested && n > 0 {
+			last := &out[n-1]
+			if last.q == nil && !last.done && last.ev.Kind == orchestrator.Text && last.ev.Agent == it.ev.Agent && len(last.ev.Text) < maxChunk {
+				last.ev.Text += it.ev.Text
+				continue
+			}
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // item is one thing the turn produced for the client.
