@@ -716,7 +716,9 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 func TestMergeNested(t *testing.T) {
-	text := func(agent, s string) item { return item{ev: orchestrator.Event{Kind: orchestrator.Text, Agent: agent, Text: s}} }
+	text := func(agent, s string) item {
+		return item{ev: orchestrator.Event{Kind: orchestrator.Text, Agent: agent, Text: s}}
+	}
 	tool := item{ev: orchestrator.Event{Kind: orchestrator.ToolStart, Agent: "lib"}}
 	got := mergeNested([]item{text("lib", "a"), text("lib", "b"), tool, text("lib", "c"), text("x", "d"), text("", "e"), text("", "f"), {done: true}})
 	var out []string
