@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -189,18 +188,7 @@ type servedAgent struct{ app *app }
 func (s *servedAgent) Ask(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse {
 	agent := *s.app.Agent
 	agent.Consent = consent
-	res := orchestrator.NewSession(&agent).Generate(ctx, prompt, show)
-	switch {
-	case res.Err == nil && res.CutOff == "":
-		return relay.AskResponse{Status: relay.Answered, Answer: res.Answer}
-	case res.Cancelled():
-		return relay.AskResponse{Status: relay.Cancelled, Answer: res.Answer, Error: "cancelled"}
-	case errors.Is(res.Err, orchestrator.ErrMaxSteps):
-		return relay.AskResponse{Status: relay.MaxSteps, Answer: res.Answer, Error: res.Err.Error()}
-	case res.Err == nil && res.CutOff != "":
-		return relay.AskResponse{Status: relay.CutOff, Answer: res.Answer, Error: orchestrator.CutOffError(res.CutOff)}
-	}
-	return relay.AskResponse{Status: relay.Failed, Answer: res.Answer, Error: res.Err.Error()}
+	return turnResponse(orchestrator.NewSession(&agent).Generate(ctx, prompt, show))
 }
 
 // brokenAgent fails every ask with the reason the agent could not start

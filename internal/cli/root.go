@@ -39,19 +39,20 @@ type rootOptions struct {
 	// --ask and --ask-with-context name the agent; args[0] is the question.
 	ask, askWithContext string
 	session             string // --session FILE
+	a2a                 string // -a2a <host:port>: serve the agent over A2A
 }
 
 func (o *rootOptions) run(ctx context.Context) error {
 	asking := o.ask != "" || o.askWithContext != ""
 	modes := 0
-	for _, on := range []bool{o.tui, o.acp, o.promptSet, asking} {
+	for _, on := range []bool{o.tui, o.acp, o.promptSet, asking, o.a2a != ""} {
 		if on {
 			modes++
 		}
 	}
 	switch {
 	case modes > 1:
-		return &exitError{exitFailure, "mm: -tui, -acp, -p and --ask each start mm a different way: give one"}
+		return &exitError{exitFailure, "mm: -tui, -acp, -a2a, -p and --ask each start mm a different way: give one"}
 	case o.ask != "" && o.askWithContext != "":
 		return &exitError{exitFailure, "mm: --ask and --ask-with-context go alone"}
 	case asking && len(o.args) != 1:
@@ -108,6 +109,8 @@ func (o *rootOptions) run(ctx context.Context) error {
 		return err
 	case o.acp:
 		return acp.Serve(ctx, app.App, Version, o.io.In, o.io.Out, o.io.Err)
+	case o.a2a != "":
+		return app.serveA2A(ctx, o.a2a)
 	case asking:
 		return app.askCLI(ctx, o)
 	case o.promptSet:
@@ -295,7 +298,7 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 		bin, _ := os.Executable()
 		a.supervisor = &agentproc.Supervisor{Bin: bin, Dir: wd, Stderr: io.Err}
 		a.Relay = &relay.Relay{
-			Agents: cfg.MMConfigs, Asker: a.supervisor,
+			Agents: cfg.MMConfigs, Asker: askers(cfg, a.supervisor),
 			Depth: depth, MaxDepth: cfg.MaxAskDepth,
 		}
 		ts = append(ts, &relay.Tool{Relay: a.Relay})
@@ -456,5 +459,9 @@ func banner(cfg *config.Config) string {
 	if cfg.Yolo {
 		yolo = "on"
 	}
-	return fmt.Sprintf("mm %s | config: %s | model: %s | yolo: %s%s", Version, path, cfg.Model, yolo, cfg.Hooks.BannerSuffix())
+	name := ""
+	if cfg.Name != "" {
+		name = " | agent: " + cfg.Name
+	}
+	return fmt.Sprintf("mm %s%s | config: %s | model: %s | yolo: %s%s", Version, name, path, cfg.Model, yolo, cfg.Hooks.BannerSuffix())
 }
