@@ -49,7 +49,8 @@ type Config struct {
 	MaxSteps        int
 	MaxAskDepth     int
 	Providers       map[string]Provider // the config's own, on top of the built-in ones
-	// MMConfigs maps an agent's name to its config file, absolute.
+	// MMConfigs maps an agent's name to its config file, absolute, or,
+	// for a remote agent, to its URL as written (what ask.config shows).
 	MMConfigs map[string]string
 	Hooks     hooks.Set
 	// HooksLog is the audit file every hook run is appended to, absolute;
@@ -70,10 +71,26 @@ type Config struct {
 	// ShowReasoning shows what a reasoning model thinks before it answers
 	// (dim, apart from the answer; never in the history).
 	ShowReasoning bool
+	// RemoteAgents are the agents of MMConfigs that live on another
+	// machine and are asked over A2A ({url:, tokenEnv:}), by name.
+	RemoteAgents map[string]RemoteAgent
+	// Name is the agent's name on its A2A card and in the banner; "" for
+	// none (the card then uses the file name).
+	Name string
 	// Sandbox is the floor under the hooks: what bash, write_file and
 	// edit_file may write, and whether bash has the network. Off by
 	// default.
 	Sandbox sandbox.Policy
+}
+
+// RemoteAgent is an mmConfigs entry served by another mm (mm -a2a) or any
+// A2A agent: it is asked over the network instead of as a child process.
+type RemoteAgent struct {
+	URL      string // the base URL the agent card is read from, as written
+	TokenEnv string // the variable holding the bearer token; "" for none
+	// IdleTimeout is the longest wait for the next byte of its answer;
+	// 0 for the default.
+	IdleTimeout time.Duration
 }
 
 // MCPServer is one MCP server: a command speaking over stdio, or the URL of
@@ -112,7 +129,7 @@ func (c *Config) AgentNames() []string {
 	return names
 }
 
-var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput", "showReasoning", "sandbox", "sandboxNetwork"}
+var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput", "showReasoning", "name", "sandbox", "sandboxNetwork"}
 
 // Load reads and validates the config file at path.
 func Load(path string) (*Config, error) {
@@ -211,6 +228,13 @@ func (c *Config) parse(data []byte) error {
 			return c.parseProviders(v)
 		case "mmConfigs":
 			return c.parseMMConfigs(v)
+		case "name":
+			if err := decode(v, key, &c.Name); err != nil {
+				return err
+			}
+			if c.Name != "" && !agentName.MatchString(c.Name) {
+				return fmt.Errorf("name: %q must start with a letter or digit and hold only letters, digits, '-', '_' and '.'", c.Name)
+			}
 		case "hooks":
 			set, err := parseHooks(v, c.Dir)
 			c.Hooks = set
@@ -335,9 +359,12 @@ func (c *Config) parseMMConfigs(v *yaml.Node) error {
 		if !agentName.MatchString(name) {
 			return fmt.Errorf("mmConfigs: agent name %q must start with a letter or digit and hold only letters, digits, '-', '_' and '.'", name)
 		}
+		if pv.Kind == yaml.MappingNode {
+			return c.parseRemoteAgent(name, pv)
+		}
 		var p string
 		if err := decode(pv, "mmConfigs."+name, &p); err != nil {
-			return err
+			return fmt.Errorf("mmConfigs.%s: line %d: want a config file path or {url: …, tokenEnv: …}", name, pv.Line)
 		}
 		if strings.TrimSpace(p) == "" {
 			return fmt.Errorf("mmConfigs.%s: the config file path must not be empty", name)
@@ -356,6 +383,57 @@ func (c *Config) parseMMConfigs(v *yaml.Node) error {
 		return nil
 	})
 }
+
+var remoteKeys = []string{"url", "tokenEnv", "idleTimeout"}
+
+// parseRemoteAgent reads the object form of an mmConfigs entry: an agent on
+// another machine, asked over A2A.
+func (c *Config) parseRemoteAgent(name string, v *yaml.Node) error {
+	prefix := "mmConfigs." + name
+	var r RemoteAgent
+	err := eachKey(v, prefix+": ", remoteKeys, func(key string, kv *yaml.Node) error {
+		switch key {
+		case "url":
+			return decode(kv, prefix+".url", &r.URL)
+		case "tokenEnv":
+			return decode(kv, prefix+".tokenEnv", &r.TokenEnv)
+		case "idleTimeout":
+			var t string
+			if err := decode(kv, prefix+".idleTimeout", &t); err != nil {
+				return err
+			}
+			d, err := parseTimeout(t)
+			if err != nil {
+				return fmt.Errorf("%s.idleTimeout: line %d: %q is not a duration (write e.g. 30s or 5m)", prefix, kv.Line, t)
+			}
+			if d <= 0 {
+				return fmt.Errorf("%s.idleTimeout: line %d: must be > 0", prefix, kv.Line)
+			}
+			r.IdleTimeout = d
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if r.URL == "" {
+		return fmt.Errorf("%s: line %d: url is required (the base URL of the agent, e.g. http://gpu-box:7420)", prefix, v.Line)
+	}
+	if err := httpURL(prefix+".url", r.URL); err != nil {
+		return err
+	}
+	if r.TokenEnv != "" && !envName.MatchString(r.TokenEnv) {
+		return fmt.Errorf("%s.tokenEnv: %q is not an environment variable name", prefix, r.TokenEnv)
+	}
+	if c.RemoteAgents == nil {
+		c.RemoteAgents = map[string]RemoteAgent{}
+	}
+	c.RemoteAgents[name] = r
+	c.MMConfigs[name] = r.URL
+	return nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 var hookKeys = []string{"command", "matcher", "timeout", "onError"}
 

@@ -23,6 +23,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("hooks:\n  preToolCall:\n    - matcher: ^bash$\n      command: ./guard.sh\n      timeout: 5s\n      onError: fail\n"))
 	f.Add([]byte("yolo: false\nhooks:\n  preToolCall:\n    - command: a\n      command: b\n---\nyolo: true\n"))
 	f.Add([]byte("hooks:\n\tpreToolCall:\n    - command: a\n   onError: fail\nmaxSteps: 1.5\n"))
+	f.Add([]byte("mmConfigs:\n  rev: {url: \"http://gpu-box:7420\", tokenEnv: REV_TOKEN, idleTimeout: 5m}\nname: main\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		// An agent the seeds' mmConfigs can name.
@@ -93,6 +94,12 @@ func checkSane(t *testing.T, data []byte, dir string, c *Config) {
 		}
 	}
 	for name, p := range c.MMConfigs {
+		if r, remote := c.RemoteAgents[name]; remote {
+			if u, err := url.Parse(p); err != nil || p != r.URL || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				t.Fatalf("Load(%q): remote agent %q: %q", data, name, p)
+			}
+			continue
+		}
 		if name == "" || !filepath.IsAbs(p) {
 			t.Fatalf("Load(%q): mmConfigs %q: %q", data, name, p)
 		}

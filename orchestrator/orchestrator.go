@@ -150,6 +150,10 @@ const (
 	// Warning: Text is a diagnostic line, not the product — a model
 	// server's retry, an answer cut off — which line mode writes to stderr.
 	Warning
+	// AskEnd: the asked agent Agent has nothing more to show, its relay is
+	// over (answered, failed or cancelled); front ends close what they kept
+	// open for it (a line it was writing, an answer being streamed).
+	AskEnd
 )
 
 // Event is something a front end shows during a turn.
@@ -167,6 +171,9 @@ type Event struct {
 	Run     hooks.Run
 	// Agent names the asked agent that showed this ("expert", or
 	// "expert/librarian" further down); "" for the agent's own events.
+	// Two relays of one reply to the same agent run at the same time: they
+	// are told apart by the call's rank, "expert#1" and "expert#2" (see
+	// Turn.Twin).
 	Agent string
 }
 

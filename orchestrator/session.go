@@ -326,11 +326,12 @@ func (t *turn) closeHistory() {
 // their outputs in the calls' order.
 func (t *turn) runTools(ctx context.Context, calls []model.ToolCall) []string {
 	outputs := make([]string, len(calls))
+	twins := twinRanks(calls)
 	var g errgroup.Group
 	g.SetLimit(max(t.s.Agent.Parallel, 1))
 	for i, c := range calls {
 		g.Go(func() error {
-			outputs[i] = t.middleware(ctx, c)
+			outputs[i] = t.middleware(ctx, c, twins[i])
 			return nil
 		})
 	}
@@ -338,10 +339,34 @@ func (t *turn) runTools(ctx context.Context, calls []model.ToolCall) []string {
 	return outputs
 }
 
+// twinRanks is, for each call of a reply, its rank among the calls of the
+// same tool with the same summary (Turn.Twin): 0 for a call that has no
+// such twin, else 1, 2, … in the reply's order.
+func twinRanks(calls []model.ToolCall) []int {
+	key := func(c model.ToolCall) string {
+		return c.Function.Name + "\x00" + Summary(argsValue(c.Function.Arguments))
+	}
+	count := map[string]int{}
+	for _, c := range calls {
+		count[key(c)]++
+	}
+	ranks := make([]int, len(calls))
+	seen := map[string]int{}
+	for i, c := range calls {
+		if k := key(c); count[k] > 1 {
+			seen[k]++
+			ranks[i] = seen[k]
+		}
+	}
+	return ranks
+}
+
 // middleware is the reference's order around one tool call: preToolCall
 // (which runs before consent, so a denied call never asks anyone and a
-// guard holds under yolo), consent, the tool, postToolCall.
-func (t *turn) middleware(ctx context.Context, c model.ToolCall) string {
+// guard holds under yolo), consent, the tool, postToolCall — which runs
+// after each call that ran: not after a call preToolCall denied, consent
+// refused, or whose own hook (preAsk) denied what it was to do.
+func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) string {
 	a := t.s.Agent
 	tool := a.tool(c.Function.Name)
 	if tool == nil {
@@ -376,13 +401,23 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall) string {
 	t.res.Ran = append(t.res.Ran, call)
 	t.mu.Unlock()
 	var out, summary string
+	denied := false
 	if tt, ok := tool.(TurnTool); ok {
 		out = tt.RunInTurn(ctx, call.Input, Turn{
 			Show: t.toolShow, Transcript: Transcript(t.s.History), Call: call, Consent: a.Consent,
 			SetSummary: func(s string) { summary = s },
+			Twin:       twin,
+			Denied:     func() { denied = true },
 		})
 	} else {
 		out = tool.Run(ctx, call.Input)
+	}
+	if denied {
+		// A hook of the tool's own refused it (preAsk): it did not run.
+		t.mu.Lock()
+		t.res.Ran = slices.DeleteFunc(t.res.Ran, func(r Call) bool { return r.ID == call.ID })
+		t.mu.Unlock()
+		return out
 	}
 	t.emit(Event{Kind: ToolEnd, Call: call, Output: out, Summary: summary})
 
@@ -442,13 +477,8 @@ func argsValue(args string) json.RawMessage {
 func (t *turn) toolShow(ev Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	switch {
-	case ev.Agent != "":
-	case ev.Kind == HookRun:
+	if ev.Agent == "" && ev.Kind == HookRun {
 		t.res.HookRuns = append(t.res.HookRuns, ev.Run)
-	case ev.Kind == ToolDenied:
-		// A hook denied what the tool was to do (preAsk): it did not run.
-		t.res.Ran = slices.DeleteFunc(t.res.Ran, func(c Call) bool { return c.ID == ev.Call.ID })
 	}
 	t.show(ev)
 }

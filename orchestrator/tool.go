@@ -41,4 +41,14 @@ type Turn struct {
 	// SetSummary gives the call a summary for front ends that title tool
 	// calls (the window, the editor): it ends up in the ToolEnd event.
 	SetSummary func(string)
+	// Twin is the call's rank (from 1), in the model's reply, among the
+	// calls of the same tool with the same summary — two ask_agent calls to
+	// one agent, which run at the same time; 0 when the call has no twin.
+	// What the call shows can so be told apart from its twins'.
+	Twin int
+	// Denied says that what the tool was to do was refused by a hook of
+	// its own (preAsk): the call counts as not run, and postToolCall, which
+	// runs after each call that ran, does not run. The tool also shows
+	// ToolDenied.
+	Denied func()
 }

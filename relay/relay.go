@@ -3,8 +3,8 @@
 // session, mm --ask). It builds the ask object, runs the asking agent's
 // preAsk and postAsk hooks around the asked agent's turn, streams what the
 // asked agent writes to the display, and hands back what the asking agent
-// reads. How the asked agent's process is started is agentproc's business,
-// behind the Asker interface.
+// reads. How the asked agent is reached — a child process (agentproc) or
+// an agent on another machine (remote) — is behind the Asker interface.
 package relay
 
 import (
@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -49,7 +50,7 @@ const (
 // AskRequest is what an Asker needs to run one ask.
 type AskRequest struct {
 	Agent  string // its name in mmConfigs
-	Config string // its config file, absolute
+	Config string // its config file, absolute, or a remote agent's URL
 	Depth  int    // the asked agent's depth (the asking one's + 1)
 	// Prompt is everything the asked agent's turn gets: the conversation
 	// (withContext), the question, the preAsk contexts.
@@ -68,14 +69,63 @@ type AskResponse struct {
 	Error  string // why it did not answer
 }
 
-// Asker runs asks in asked agents' processes (agentproc.Supervisor).
+// Asker runs asks in asked agents: local child processes
+// (agentproc.Supervisor) or agents on other machines (remote.Agent).
 type Asker interface {
 	Ask(ctx context.Context, req AskRequest) AskResponse
 }
 
+// ModelReader is an Asker that can tell the ask object's agentModel better
+// than the agent's config file: a remote agent announces its model on its
+// card. ok is false when the model is not known.
+type ModelReader interface {
+	AgentModel(ctx context.Context, agent, config string) (model string, ok bool)
+}
+
+// Router sends each ask to the Asker of its agent, so a Relay never knows
+// which kind of agent it talks to.
+type Router struct {
+	ByAgent map[string]Asker // agents with an Asker of their own
+	Default Asker            // every other agent
+}
+
+var (
+	_ Asker       = (*Router)(nil)
+	_ ModelReader = (*Router)(nil)
+)
+
+func (r *Router) asker(agent string) Asker {
+	if a, ok := r.ByAgent[agent]; ok {
+		return a
+	}
+	return r.Default
+}
+
+// Ask runs the ask with the agent's Asker.
+func (r *Router) Ask(ctx context.Context, req AskRequest) AskResponse {
+	a := r.asker(req.Agent)
+	if a == nil {
+		return AskResponse{Status: Failed, Error: fmt.Sprintf("no way to ask %s", req.Agent)}
+	}
+	return a.Ask(ctx, req)
+}
+
+// AgentModel asks the agent's Asker when it can tell, else reads the
+// agent's config file.
+func (r *Router) AgentModel(ctx context.Context, agent, config string) (string, bool) {
+	return agentModel(ctx, r.asker(agent), agent, config)
+}
+
+func agentModel(ctx context.Context, a Asker, agent, cfg string) (string, bool) {
+	if mr, ok := a.(ModelReader); ok {
+		return mr.AgentModel(ctx, agent, cfg)
+	}
+	return config.ModelOf(cfg)
+}
+
 // Relay is one agent's ability to ask the agents of its mmConfigs.
 type Relay struct {
-	Agents   map[string]string // name → config file, absolute
+	Agents   map[string]string // name → config file, absolute (a remote agent's URL)
 	Hooks    *hooks.Runner     // the asking agent's: preAsk and postAsk
 	Asker    Asker
 	Depth    int // the asking agent's depth
@@ -97,6 +147,19 @@ type Request struct {
 	// Consent, when set, answers the asked agent's consent questions
 	// instead of the Relay's.
 	Consent orchestrator.Consent
+	// Twin, when not 0, is the rank of this relay among those of one model
+	// reply to the same agent (orchestrator.Turn.Twin): they run at the
+	// same time, and what each shows is labelled "<agent>#<twin>".
+	Twin int
+}
+
+// Label is how the display names the asked agent of a relay: its name, or
+// "<name>#<n>" for the nth of several relays of one reply to it.
+func Label(agent string, twin int) string {
+	if twin == 0 {
+		return agent
+	}
+	return agent + "#" + strconv.Itoa(twin)
 }
 
 // Result is what a relay produced.
@@ -142,7 +205,7 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 		Agent: req.Agent, Config: cfgPath, Via: string(req.Via),
 		WithContext: req.WithContext, Depth: r.Depth, Prompt: req.Question,
 	}
-	if m, ok := config.ModelOf(cfgPath); ok {
+	if m, ok := agentModel(ctx, r.Asker, req.Agent, cfgPath); ok {
 		ask.AgentModel = m
 	}
 	if req.WithContext {
@@ -158,7 +221,10 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	if pre.Prompt != nil {
 		ask.Prompt = *pre.Prompt
 	}
-	if pre.Transcript != nil {
+	// "transcript: the conversation sent (withContext only); absent
+	// otherwise": a relay without the conversation sends none, whatever a
+	// preAsk hook answered.
+	if pre.Transcript != nil && req.WithContext {
 		ask.Transcript = *pre.Transcript
 	}
 	res.Sent = ask.Prompt
@@ -168,11 +234,12 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 		consent = r.Consent
 	}
 	start := time.Now()
+	name := Label(req.Agent, req.Twin)
 	label := func(ev orchestrator.Event) {
 		if ev.Agent == "" {
-			ev.Agent = req.Agent
+			ev.Agent = name
 		} else {
-			ev.Agent = req.Agent + "/" + ev.Agent
+			ev.Agent = name + "/" + ev.Agent
 		}
 		show(ev)
 	}
@@ -182,6 +249,7 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 		Show:    label,
 		Consent: consent,
 	})
+	show(orchestrator.Event{Kind: orchestrator.AskEnd, Agent: name})
 	if resp.Status == Answered && ctx.Err() != nil {
 		resp.Status, resp.Error = Cancelled, "cancelled"
 	}

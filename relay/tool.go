@@ -59,13 +59,19 @@ func (t *Tool) RunInTurn(ctx context.Context, input json.RawMessage, turn orches
 	res := t.Relay.Ask(ctx, Request{
 		Agent: args.Agent, Question: args.Question, WithContext: args.WithContext,
 		Transcript: turn.Transcript, Via: ViaTool, Show: turn.Show, Consent: turn.Consent,
+		Twin: turn.Twin,
 	})
 	if !res.Denied && turn.SetSummary != nil {
 		turn.SetSummary(Summary(args.Agent, res))
 	}
 	switch {
 	case res.Denied:
+		// Denied by preAsk: the call did not run (⚙ does not count it), so
+		// postToolCall, which "runs after each tool call that ran", does not.
 		out := DeniedOutput(res.Reason)
+		if turn.Denied != nil {
+			turn.Denied()
+		}
 		turn.Show(orchestrator.Event{Kind: orchestrator.ToolDenied, Call: turn.Call, Reason: res.Reason, Output: out})
 		return out
 	case res.Status == Cancelled:

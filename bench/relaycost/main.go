@@ -1,15 +1,25 @@
 // Command relaycost measures what a relay costs mm itself, the model's
-// time excluded: a first ask (the asked agent's process start, go-plugin
-// handshake and one turn) and a later ask to the same warm child, each
-// against a bare `mm version` run measured in the same rounds (these
-// machines are noisy). The asked agent's model is the scripted server on
-// loopback answering at once; its round trip is measured too and taken off.
+// time excluded, against what the same work costs without a relay, in the
+// same interleaved rounds (these machines are noisy):
 //
-//	go run ./bench/relaycost [-rounds 20]
+//   - cold: an `mm --ask expert …` process, minus an `mm -p …` process of
+//     the asked agent's config (the same turn, asked directly): the asking
+//     mm's start, the child's start and go-plugin handshake, the gRPC
+//     stream, the child's exit;
+//   - warm: a later ask to the same running child (agentproc.Supervisor),
+//     minus the model's round trip;
+//   - the asked agent's resident memory after its first answer.
+//
+// The asked agent's model is the scripted server on loopback, answering at
+// once.
+//
+//	go run ./bench/relaycost [-rounds 10] [-n 5] [-json]
 package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,86 +28,223 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mm-agent/mm/agentproc"
+	"github.com/mm-agent/mm/bench/internal/runs"
 	"github.com/mm-agent/mm/internal/mockmodel"
 	"github.com/mm-agent/mm/relay"
 )
 
+// The project's targets (issue 17).
+const (
+	ColdTarget = 10 * time.Millisecond
+	WarmTarget = time.Millisecond
+	RSSTarget  = 25_000_000 // bytes
+)
+
 func main() {
-	rounds := flag.Int("rounds", 20, "measurement rounds")
+	rounds := flag.Int("rounds", 10, "interleaved rounds")
+	n := flag.Int("n", 5, "runs of each case per round")
+	warmup := flag.Int("warmup", 3, "untimed runs of each case before the first round")
+	asJSON := flag.Bool("json", false, "print the figures as one JSON object")
 	flag.Parse()
-	if err := run(*rounds); err != nil {
-		fmt.Fprintln(os.Stderr, "relaycost:", err)
-		os.Exit(1)
+	if *rounds < 1 || *n < 1 {
+		fail(errors.New("-rounds and -n must be >= 1"))
+	}
+	bins, err := runs.Build(".")
+	if err != nil {
+		fail(err)
+	}
+	defer bins.Close()
+	res, err := measure(bins, *rounds, *n, *warmup)
+	if err != nil {
+		fail(err)
+	}
+	if *asJSON {
+		json.NewEncoder(os.Stdout).Encode(res.figures())
+		return
+	}
+	res.print(os.Stdout)
+}
+
+// Figures are a run's medians in milliseconds and the asked agent's
+// largest RSS: -json prints them.
+type Figures struct {
+	VersionMS, OnceMS, AskMS, ColdMS, FirstAskMS, CloseMS, WarmMS, ModelRTMS float64
+	RSSBytes                                                                 int64
+}
+
+func (r result) figures() Figures {
+	return Figures{
+		VersionMS: runs.MSOf(r.version), OnceMS: runs.MSOf(r.once), AskMS: runs.MSOf(r.ask),
+		ColdMS: runs.MSOf(r.Cold()), FirstAskMS: runs.MSOf(r.firstAsk - r.modelRT), CloseMS: runs.MSOf(r.close),
+		WarmMS: runs.MSOf(r.Warm()), ModelRTMS: runs.MSOf(r.modelRT), RSSBytes: r.RSS(),
 	}
 }
 
-func run(rounds int) error {
-	dir, err := os.MkdirTemp("", "relaycost-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "mm")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/mm").CombinedOutput(); err != nil {
-		return fmt.Errorf("build mm (run from the repository root): %v\n%s", err, out)
-	}
+// result holds the medians of one run of the benchmark.
+type result struct {
+	rounds, n int
+	version   time.Duration // mm version, for scale
+	once      time.Duration // mm -p of the asked agent's config
+	ask       time.Duration // mm --ask of that agent
+	firstAsk  time.Duration // Supervisor.Ask to a child not yet running
+	warmAsk   time.Duration // Supervisor.Ask to a running child
+	close     time.Duration // Supervisor.Close: the child's orderly exit
+	modelRT   time.Duration
+	rss       []int64 // the child's RSS after its first answer, one per start
+}
+
+// Cold is the relay's cost to a one-shot ask: --ask minus -p.
+func (r result) Cold() time.Duration { return r.ask - r.once }
+
+// Warm is a later ask's cost, the model's round trip taken off.
+func (r result) Warm() time.Duration { return r.warmAsk - r.modelRT }
+
+// RSS is the largest RSS an asked agent had after its first answer.
+func (r result) RSS() int64 { return slices.Max(r.rss) }
+
+func (r result) print(w io.Writer) {
+	fmt.Fprintf(w, "mm version (for scale):        %s median\n", runs.MS(r.version))
+	fmt.Fprintf(w, "mm -p, the asked config:       %s median\n", runs.MS(r.once))
+	fmt.Fprintf(w, "mm --ask, the same turn:       %s median\n", runs.MS(r.ask))
+	fmt.Fprintf(w, "cold relay (--ask minus -p):   %s (target <= %s)\n", runs.MS(r.Cold()), runs.MS(ColdTarget))
+	fmt.Fprintf(w, "first ask, in process:         %s median (child start, handshake, one turn; model round trip %s taken off)\n",
+		runs.MS(r.firstAsk-r.modelRT), runs.MS(r.modelRT))
+	fmt.Fprintf(w, "closing the child:             %s median (the end of a one-shot ask; part of cold)\n", runs.MS(r.close))
+	fmt.Fprintf(w, "warm ask:                      %s median (target <= %s)\n", runs.MS(r.Warm()), runs.MS(WarmTarget))
+	sorted := slices.Sorted(slices.Values(r.rss))
+	fmt.Fprintf(w, "asked agent's RSS after its first answer: %.1f MB median, %.1f MB max (target <= %.0f MB)\n",
+		float64(sorted[len(sorted)/2])/1e6, float64(r.RSS())/1e6, float64(RSSTarget)/1e6)
+	fmt.Fprintf(w, "  %d rounds x %d runs of each case, interleaved; 10 warm asks per child\n", r.rounds, r.n)
+}
+
+func measure(bins *runs.Binaries, rounds, n, warmup int) (result, error) {
 	script, err := mockmodel.ParseScript([]byte("replies:\n  - repeat: true\n    text: ok\n"))
 	if err != nil {
-		return err
+		return result{}, err
 	}
 	srv := mockmodel.New(script, "")
 	base, err := srv.Start("127.0.0.1:0")
 	if err != nil {
-		return err
+		return result{}, err
 	}
 	defer srv.Close()
-	os.Setenv("LLMMAN_HOST", srv.Addr())
+	dir := bins.Dir
 	expert := filepath.Join(dir, "agent.expert.yaml")
-	if err := os.WriteFile(expert, []byte("model: llmman/expert\n"), 0o644); err != nil {
-		return err
+	asking := filepath.Join(dir, "agent.yaml")
+	for path, text := range map[string]string{
+		expert: "model: llmman/expert\n",
+		asking: "model: llmman/main\nmmConfigs:\n  expert: ./agent.expert.yaml\n",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return result{}, err
+		}
 	}
-
-	var cold, warm, version, modelRT []time.Duration
-	for range rounds {
-		t := time.Now()
-		if err := exec.Command(bin, "version").Run(); err != nil {
-			return err
+	env := append(os.Environ(), "LLMMAN_HOST="+srv.Addr(), "NO_COLOR=1")
+	// Each process's answer is read and checked, the same way for -p and
+	// --ask; mm version's output goes to /dev/null.
+	run := func(args ...string) func() error {
+		return func() error {
+			cmd := exec.Command(bins.MM, args...)
+			cmd.Dir, cmd.Env = dir, env
+			if args[0] == "version" {
+				return cmd.Run()
+			}
+			out, err := cmd.Output()
+			if err != nil || !strings.Contains(string(out), "ok") {
+				return fmt.Errorf("mm %s: %v: %q", strings.Join(args, " "), err, out)
+			}
+			return nil
 		}
-		version = append(version, time.Since(t))
-
-		t = time.Now()
-		if err := chat(base); err != nil {
-			return err
-		}
-		modelRT = append(modelRT, time.Since(t))
-
-		sup := &agentproc.Supervisor{Bin: bin, Dir: dir}
+	}
+	// The in-process asks run in this process, whose environment the
+	// child inherits.
+	os.Setenv("LLMMAN_HOST", srv.Addr())
+	var warm, closing []time.Duration
+	var rss []int64
+	supervised := func() (time.Duration, error) {
+		sup := &agentproc.Supervisor{Bin: bins.MM, Dir: dir}
+		closed := false
+		defer func() {
+			if !closed {
+				sup.Close()
+			}
+		}()
 		req := relay.AskRequest{Agent: "expert", Config: expert, Depth: 1, Prompt: "hello"}
-		t = time.Now()
+		t := time.Now()
 		if r := sup.Ask(context.Background(), req); r.Status != relay.Answered {
-			return fmt.Errorf("cold ask: %s", r.Error)
+			return 0, fmt.Errorf("first ask: %s", r.Error)
 		}
-		cold = append(cold, time.Since(t))
+		first := time.Since(t)
+		size, err := childRSS()
+		if err != nil {
+			return 0, err
+		}
+		rss = append(rss, size)
 		for range 10 {
 			t = time.Now()
 			if r := sup.Ask(context.Background(), req); r.Status != relay.Answered {
-				return fmt.Errorf("warm ask: %s", r.Error)
+				return 0, fmt.Errorf("warm ask: %s", r.Error)
 			}
 			warm = append(warm, time.Since(t))
 		}
+		t = time.Now()
 		sup.Close()
+		closing, closed = append(closing, time.Since(t)), true
+		return first, nil
 	}
-	m, v := median(modelRT), median(version)
-	c, w := median(cold)-m, median(warm)-m
-	fmt.Printf("mm version (baseline): %s median\n", ms(v))
-	fmt.Printf("model round trip (taken off): %s median\n", ms(m))
-	fmt.Printf("cold ask: %s median, %.2fx mm version (target <= 40ms)\n", ms(c), float64(c)/float64(v))
-	fmt.Printf("warm ask: %s median, %.3fx mm version (target <= 2ms)\n", ms(w), float64(w)/float64(v))
-	return nil
+	cases := []runs.Case{
+		{Name: "mm version", Run: runs.Timed(run("version"))},
+		{Name: "mm -p", Run: runs.Timed(run("-c", expert, "-p", "hello"))},
+		{Name: "mm --ask", Run: runs.Timed(run("-c", asking, "--ask", "expert", "hello"))},
+		{Name: "model round trip", Run: runs.Timed(func() error { return chat(base) })},
+		{Name: "asks to a supervised child", Run: supervised},
+	}
+	ds, err := runs.Interleave(cases, rounds, n, warmup)
+	if err != nil {
+		return result{}, err
+	}
+	warm = warm[warmup*10:] // the warm-up's
+	rss, closing = rss[warmup:], closing[warmup:]
+	return result{
+		rounds: rounds, n: n,
+		version: runs.Median(ds[0]), once: runs.Median(ds[1]), ask: runs.Median(ds[2]),
+		modelRT: runs.Median(ds[3]), firstAsk: runs.Median(ds[4]), warmAsk: runs.Median(warm),
+		close: runs.Median(closing), rss: rss,
+	}, nil
+}
+
+// childRSS is the resident memory of this process's one asked agent.
+func childRSS() (int64, error) {
+	self := strconv.Itoa(os.Getpid())
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range procs {
+		if _, err := strconv.Atoi(p.Name()); err != nil {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", p.Name(), "status"))
+		if err != nil || !strings.Contains(string(status), "\nPPid:\t"+self+"\n") {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if !strings.Contains(string(cmdline), agentproc.ServeCommand) {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64)
+				return n * 1024, err
+			}
+		}
+	}
+	return 0, errors.New("no asked agent's process found under /proc")
 }
 
 // chat is one request like the asked agent's turn makes.
@@ -112,10 +259,7 @@ func chat(base string) error {
 	return err
 }
 
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "relaycost:", err)
+	os.Exit(1)
 }
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }

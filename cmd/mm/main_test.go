@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,6 +95,8 @@ func TestScripts(t *testing.T) {
 			"mockmodel": cmdMockmodel,
 			"waitfile":  cmdWaitfile,
 			"nopid":     cmdNopid,
+			"freeport":  cmdFreeport,
+			"waitport":  cmdWaitport,
 		},
 	})
 }
@@ -199,6 +202,43 @@ func cmdNopid(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdFreeport sets each VAR to a TCP port on 127.0.0.1 that nothing
+// listens on, for servers a script starts (mm -a2a, the JS agent):
+//
+//	freeport VAR...
+func cmdFreeport(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: freeport VAR...")
+	}
+	for _, v := range args {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		ts.Setenv(v, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+		ln.Close()
+	}
+}
+
+// cmdWaitport waits up to 20 s for something to listen at HOST:PORT:
+//
+//	waitport HOST:PORT
+func cmdWaitport(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitport HOST:PORT")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", args[0], time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("nothing listens at %s after 20s", args[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // processAlive reports whether pid is a process that is not a zombie.
 func processAlive(pid int) bool {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -213,6 +253,6 @@ func processAlive(pid int) bool {
 	return s[i+2] != 'Z' && s[i+2] != 'X'
 }
 
-// npmDir holds the real MCP servers and the ACP client library the scripts
-// drive, installed from npm (npm ci --prefix cmd/mm/testdata/npm).
+// npmDir holds the real MCP servers, the ACP client library and the A2A
+// SDK the scripts drive, installed from npm (npm ci --prefix cmd/mm/testdata/npm).
 const npmDir = "testdata/npm/node_modules"

@@ -33,8 +33,12 @@ type need struct {
 var needs = map[string]need{
 	"npm": {
 		present: func() bool {
-			_, err := os.Stat(filepath.Join(npmDir, "@modelcontextprotocol", "server-filesystem"))
-			return err == nil
+			for _, pkg := range []string{"@modelcontextprotocol/server-filesystem", "@agentclientprotocol/sdk", "@a2a-js/sdk"} {
+				if _, err := os.Stat(filepath.Join(npmDir, pkg)); err != nil {
+					return false
+				}
+			}
+			return true
 		},
 		install: "npm ci --prefix cmd/mm/testdata/npm",
 	},

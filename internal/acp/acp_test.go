@@ -2,12 +2,14 @@ package acp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/mm-agent/mm/hooks"
 	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -111,7 +113,7 @@ func TestReplay(t *testing.T) {
 		{Role: "assistant", Content: "It says A."},
 	}
 	var got []string
-	for _, u := range replay(history, "/work") {
+	for _, u := range replay(history, nil, "/work") {
 		b, err := json.Marshal(u)
 		if err != nil {
 			t.Fatal(err)
@@ -132,6 +134,35 @@ func TestReplay(t *testing.T) {
 		if want[i] = canonical(t, []byte(want[i])); got[i] != want[i] {
 			t.Errorf("update %d:\n got %s\nwant %s", i, got[i], want[i])
 		}
+	}
+}
+
+// A call with what was shown kept replays that, not the output the model
+// read; the others replay from the history.
+func TestReplayShown(t *testing.T) {
+	history := []model.Message{
+		{Role: "user", Content: "ask"},
+		{Role: "assistant", ToolCalls: []model.ToolCall{
+			{ID: "c1", Type: "function", Function: model.FunctionCall{Name: "ask_agent", Arguments: `{"agent":"expert","question":"q"}`}},
+			{ID: "c2", Type: "function", Function: model.FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}},
+		}},
+		{Role: "tool", ToolCallID: "c1", Content: "REPLACED\n\n[context added by a hook]\nsecret"},
+		{Role: "tool", ToolCallID: "c2", Content: "a.txt"},
+	}
+	shown := []*sessionfile.Shown{nil, nil, {Title: "expert answered", Content: []string{"Forty-two.", "🪝 notice"}}, nil}
+	var got []string
+	for _, u := range replay(history, shown, "/work") {
+		if u.ToolCall != nil {
+			b, _ := json.Marshal(u.ToolCall.Content)
+			got = append(got, u.ToolCall.Title+" "+string(u.ToolCall.Status)+" "+string(b))
+		}
+	}
+	want := []string{
+		`expert answered completed [{"content":{"text":"Forty-two.","type":"text"},"type":"content"},{"content":{"text":"🪝 notice","type":"text"},"type":"content"}]`,
+		`bash: ls completed [{"content":{"text":"a.txt","type":"text"},"type":"content"}]`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

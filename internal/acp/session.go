@@ -70,7 +70,7 @@ func (srv *server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (a
 		return acp.LoadSessionResponse{}, err
 	}
 	defer s.turnMu.Unlock()
-	for _, u := range replay(s.mm.History, s.cwd) {
+	for _, u := range replay(s.mm.History, shownHistory(s), s.cwd) {
 		if err := srv.client().SessionUpdate(ctx, acp.SessionNotification{SessionId: p.SessionId, Update: u}); err != nil {
 			return acp.LoadSessionResponse{}, err
 		}
@@ -136,6 +136,7 @@ func (srv *server) open(id, path, cwd string) (*session, error) {
 	}
 	mm.Agent = agent
 	s.mm, s.sup = mm, sup
+	keepShown(s)
 	return s, nil
 }
 
@@ -250,8 +251,15 @@ func (srv *server) sessionsDir() (string, error) {
 }
 
 // validID is what newID makes: a session id can name a file in the
-// sessions directory and nothing outside it.
-var validID = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$`)
+// sessions directory and nothing outside it. (At most 100 characters is
+// checked apart: a counted repetition makes the expression costly to
+// compile, and it compiles when the package initialises, in every mm
+// process.)
+var validID = idPattern{regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]*$`)}
+
+type idPattern struct{ re *regexp.Regexp }
+
+func (p idPattern) MatchString(id string) bool { return len(id) <= 100 && p.re.MatchString(id) }
 
 // newID is a session id that sorts by creation time, so a listing of the
 // sessions directory reads in order.

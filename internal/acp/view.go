@@ -9,6 +9,7 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -37,8 +38,16 @@ type view struct {
 // callState is what the editor shows of a tool call so far.
 type callState struct {
 	ended bool
+	// shown is its title, status and content as the editor has them now,
+	// for the session file (session/load shows them again).
+	shown sessionfile.Shown
 	// blocks are the asked agent's answer and notices, for ask_agent.
 	blocks []block
+	// writing is, per speaker, the block its text goes on growing until it
+	// shows something else, or an agent above it writes: two agents further
+	// down that write at once (an asked agent's twin relays,
+	// "expert/librarian#1" and "#2") each fill a block of their own.
+	writing map[string]int
 }
 
 // block is one piece of an ask_agent call's content: a run of text by one
@@ -132,6 +141,10 @@ func (v *view) asked(parent string, ev orchestrator.Event) {
 		}
 		v.content(parent, ev.Agent, true, label+ev.Text)
 	}
+	if ev.Kind != orchestrator.Text && parent != "" {
+		// Whatever else it shows ends the block its text was growing.
+		delete(v.call(parent).writing, ev.Agent)
+	}
 }
 
 // notice adds a notice of the relay itself (postAsk's replacement
@@ -146,25 +159,66 @@ func (v *view) notice(parent, text string) {
 // ACP's tool_call_update replaces a call's content.
 func (v *view) content(parent, speaker string, notice bool, text string) {
 	c := v.call(parent)
-	n := len(c.blocks)
+	if c.writing == nil {
+		c.writing = map[string]int{}
+	}
+	if !notice {
+		for s := range c.writing {
+			if strings.HasPrefix(s, speaker+"/") {
+				delete(c.writing, s)
+			}
+		}
+	}
+	i, writing := c.writing[speaker]
 	switch {
-	case !notice && n > 0 && !c.blocks[n-1].notice && c.blocks[n-1].speaker == speaker:
-		c.blocks[n-1].text += text
-	case !notice && strings.Contains(speaker, "/"):
+	case notice:
+		// A notice comes after what its speaker wrote; what it writes next
+		// is a block of its own.
+		c.blocks = append(c.blocks, block{speaker: speaker, notice: true, text: text})
+		delete(c.writing, speaker)
+	case writing:
+		c.blocks[i].text += text
+	case strings.Contains(speaker, "/"):
 		// Further down the chain: say who is speaking.
+		c.writing[speaker] = len(c.blocks)
 		c.blocks = append(c.blocks, block{speaker: speaker, text: "[" + speaker + "] " + text})
 	default:
-		c.blocks = append(c.blocks, block{speaker: speaker, notice: notice, text: text})
+		c.writing[speaker] = len(c.blocks)
+		c.blocks = append(c.blocks, block{speaker: speaker, text: text})
 	}
 	v.send(acp.UpdateToolCall(acp.ToolCallId(parent), acp.WithUpdateContent(c.contents())))
 }
 
+// contents is the content of an ask_agent call: its blocks.
 func (c *callState) contents() []acp.ToolCallContent {
-	out := make([]acp.ToolCallContent, len(c.blocks))
+	texts := make([]string, len(c.blocks))
 	for i, b := range c.blocks {
-		out[i] = textContent(b.text)
+		texts[i] = b.text
+	}
+	return c.setContent(texts...)
+}
+
+// setContent makes texts the call's content, and returns it as ACP's.
+func (c *callState) setContent(texts ...string) []acp.ToolCallContent {
+	c.shown.Content = texts
+	out := make([]acp.ToolCallContent, len(texts))
+	for i, t := range texts {
+		out[i] = textContent(t)
 	}
 	return out
+}
+
+// shownOf is what the editor showed of the session agent's call id of
+// this turn, nil when it showed none.
+func (v *view) shownOf(id string) *sessionfile.Shown {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	c := v.calls[v.callID("", "", id)]
+	if c == nil || !c.ended {
+		return nil
+	}
+	shown := c.shown
+	return &shown
 }
 
 func (v *view) call(id string) *callState {
@@ -180,7 +234,7 @@ func (v *view) call(id string) *callState {
 // else running. own: a call of the session's agent, whose paths are in
 // the session's directory.
 func (v *view) start(id, name string, call orchestrator.Call, pending, own bool) {
-	v.call(id)
+	v.call(id).shown.Title = title(name, call.Summary)
 	status := acp.ToolCallStatusInProgress
 	if pending {
 		status = acp.ToolCallStatusPending
@@ -210,15 +264,17 @@ func (v *view) running(id string) {
 // started already and is updated.
 func (v *view) denied(id, name string, ev orchestrator.Event, own bool) {
 	t := deniedTitle(name, ev.Call.Summary)
-	content := []acp.ToolCallContent{textContent(ev.Output)}
 	c, started := v.calls[id]
+	if !started {
+		c = v.call(id)
+	}
+	c.ended, c.shown.Title, c.shown.Failed = true, t, true
+	content := c.setContent(ev.Output)
 	if started {
-		c.ended = true
 		v.send(acp.UpdateToolCall(acp.ToolCallId(id), acp.WithUpdateTitle(t),
 			acp.WithUpdateStatus(acp.ToolCallStatusFailed), acp.WithUpdateContent(content)))
 		return
 	}
-	v.calls[id] = &callState{ended: true}
 	opts := []acp.ToolCallStartOpt{
 		acp.WithStartKind(kindOf(ev.Call.Tool)),
 		acp.WithStartStatus(acp.ToolCallStatusFailed),
@@ -247,13 +303,15 @@ func (v *view) end(id, output, summary string) {
 	if failed(output) {
 		status = acp.ToolCallStatusFailed
 	}
+	c.shown.Failed = status == acp.ToolCallStatusFailed
 	opts := []acp.ToolCallUpdateOpt{acp.WithUpdateStatus(status)}
 	if summary != "" { // ask_agent: "expert answered; a hook replaced the answer (n characters)"
+		c.shown.Title = summary
 		opts = append(opts, acp.WithUpdateTitle(summary))
 	}
 	switch {
 	case len(c.blocks) == 0:
-		opts = append(opts, acp.WithUpdateContent([]acp.ToolCallContent{textContent(output)}))
+		opts = append(opts, acp.WithUpdateContent(c.setContent(output)))
 	case status == acp.ToolCallStatusFailed:
 		c.blocks = append(c.blocks, block{notice: true, text: output})
 		opts = append(opts, acp.WithUpdateContent(c.contents()))

@@ -93,7 +93,7 @@ func Run(ctx context.Context, args []string, io *IOStreams) int {
 var longOneDash = map[string]bool{
 	"tui": true, "acp": true, "config": true, "model": true, "yolo": true,
 	"prompt": true, "ask": true, "ask-with-context": true, "version": true, "help": true,
-	"session": true,
+	"session": true, "a2a": true,
 }
 
 // normalizeArgs lets one-dash long flags (-tui, -acp) and the two-dash
@@ -150,9 +150,33 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	f.BoolVar(&opts.acp, "acp", false, "the editor front end (Agent Client Protocol over stdio)")
 	f.StringVar(&opts.ask, "ask", "", `relay a question to an agent of mmConfigs: mm --ask <agent> "<question>"`)
 	f.StringVar(&opts.askWithContext, "ask-with-context", "", "like --ask, sending the conversation read from stdin (or from --session)")
-	cmd.PersistentFlags().StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
+	f.StringVar(&opts.a2a, "a2a", "", "serve this config's agent to other machines over A2A (Agent2Agent protocol) at <host:port>")
+	f.StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
 	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io, opts), newCmdHooks(io, opts))
+	cobra.AddTemplateFunc("oneDash", oneDash)
+	cmd.SetUsageTemplate(strings.Replace(cmd.UsageTemplate(), "{{.LocalFlags.FlagUsages", "{{oneDash .LocalFlags.FlagUsages", 1))
 	return cmd
+}
+
+// oneDash writes the flags the references spell with one dash (-tui, -acp,
+// -a2a) that way in the help, as the README, the docs and the errors do;
+// the two-dash spellings keep working (normalizeArgs).
+func oneDash(usages string) string {
+	for _, name := range []string{"tui", "acp", "a2a"} {
+		// "      --a2a string   …" → "      -a2a string    …": the same width.
+		i := strings.Index(usages, "      --"+name+" ")
+		if i < 0 {
+			continue
+		}
+		i += len("      -")
+		gap := strings.Index(usages[i:], "  ")
+		if gap < 0 {
+			continue
+		}
+		gap += i
+		usages = usages[:i] + usages[i+1:gap] + " " + usages[gap:]
+	}
+	return usages
 }
 
 func newCmdVersion(io *IOStreams) *cobra.Command {

@@ -3,7 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/orchestrator"
@@ -13,23 +16,61 @@ import (
 // after "🤖 ", a line per tool call, failure lines as they happen, then the
 // "⚙ <n> command(s)" footer with the displayCommands and displayHooks lists.
 // What an asked agent shows comes labelled "[<agent>] ".
+//
+// Relays run at the same time (two ask_agent calls of one reply), so
+// several agents may write at once. Each one's text stays readable: the
+// agent whose line is on the screen, unfinished, keeps it until the line
+// ends (or its relay does); what the others show meanwhile waits, in order,
+// and is written after it, each line starting with its agent's label. A
+// consent question waits for the line to end too, but not for long
+// (lineGrace): it needs an answer; everything else waits while it is asked.
 type display struct {
 	out   io.Writer
 	err   io.Writer // for notices that are not the product (nil: none)
 	color bool
 	cfg   *config.Config
-	// mid: the cursor is not at the start of a line; answering: the
-	// current line is an answer being streamed, by the agent answerer.
-	mid, answering bool
-	answerer       string
+
+	mu sync.Mutex
+	// mid: the cursor is not at the start of a line; owner is then the
+	// agent ("" for this one) whose line it is.
+	mid   bool
+	owner string
+	// cut: the line of cutter was ended before it was done (by a consent
+	// question, or at the end): the newline it then writes is already there.
+	cut    bool
+	cutter string
+	// last is who wrote last; answering, whose answer is being streamed
+	// (a line of it is on the screen, or ended just before).
+	last      string
+	answering map[string]bool
+	// pending holds, per agent, what it showed while another owned the
+	// line; waiting lists those agents in the order they began to wait.
+	pending map[string][]piece
+	waiting []string
+	asking  bool          // a consent question waits for its answer
+	free    chan struct{} // closed once the line is free, for a question waiting for it
+	hinted  []string      // the consent hints given this turn
+	// reasoning: the line on the screen is shown reasoning (showReasoning),
+	// not an answer.
+	reasoning bool
 	// indicator: draw "thinking…" on stderr while the model reasons (both
 	// stdout and stderr are a terminal); thinking: it is drawn now.
 	indicator, thinking bool
-	// reasoning: the current line is shown reasoning (showReasoning), by
-	// the agent reasoner.
-	reasoning bool
-	reasoner  string
 }
+
+// piece is something an agent showed: streamed text, a whole line, or the
+// end of its relay.
+type piece struct {
+	text string
+	line bool
+	end  bool
+	// reason: text is reasoning shown with showReasoning; toErr: the line
+	// is a diagnostic (a retry, an answer cut off) for stderr.
+	reason, toErr bool
+}
+
+// consentAsker is the mark of a consent question as the writer of a line.
+const consentAsker = "\x00consent"
 
 func newDisplay(io *IOStreams, cfg *config.Config) *display {
 	return &display{out: io.Out, err: io.Err, color: io.Color, cfg: cfg, indicator: io.OutTTY && io.ErrTTY}
@@ -39,27 +80,200 @@ func newDisplay(io *IOStreams, cfg *config.Config) *display {
 // reasons, erased when it answers.
 const thinkingLine = "thinking…"
 
-// think shows that the model reasons: the indicator, or with showReasoning
-// the reasoning itself, dim, before the answer.
-func (d *display) think(ev orchestrator.Event, label string) {
-	if d.cfg.ShowReasoning {
-		d.clearThinking()
-		if !d.reasoning || d.reasoner != ev.Agent {
-			d.endLine()
-			d.answering = false
-			io.WriteString(d.out, d.dim(label+"💭 "))
-			d.reasoning, d.reasoner = true, ev.Agent
+// show is the orchestrator's show callback.
+func (d *display) show(ev orchestrator.Event) {
+	label := ""
+	if ev.Agent != "" {
+		label = "[" + ev.Agent + "] "
+	}
+	if ev.Kind == orchestrator.HookRun {
+		return // listed after the answer (displayHooks)
+	}
+	if ev.Kind == orchestrator.Reasoning && !d.cfg.ShowReasoning {
+		d.mu.Lock()
+		d.think(label)
+		d.mu.Unlock()
+		return
+	}
+	var p piece
+	switch ev.Kind {
+	case orchestrator.Reasoning:
+		if ev.Text == "" {
+			return
 		}
-		io.WriteString(d.out, d.dim(ev.Text))
-		d.mid = !strings.HasSuffix(ev.Text, "\n")
+		p = piece{text: ev.Text, reason: true}
+	case orchestrator.Warning:
+		p = piece{line: true, toErr: true, text: label + ev.Text}
+	case orchestrator.Text:
+		if ev.Text == "" {
+			return
+		}
+		p = piece{text: ev.Text}
+	case orchestrator.ToolStart:
+		p = piece{line: true, text: label + toolLine(ev.Call)}
+	case orchestrator.ToolDenied:
+		p = piece{line: true, text: label + "🪝 " + ev.Call.Tool + " " + ev.Output}
+	case orchestrator.ToolEnd:
+		if ev.Output != orchestrator.NoConsent && ev.Output != orchestrator.UserRefused {
+			return
+		}
+		p = piece{line: true, text: label + "  " + ev.Output}
+	case orchestrator.HookFailure:
+		p = piece{line: true, text: d.dim(label + ev.Text)}
+	case orchestrator.Notice:
+		p = piece{line: true, text: label + ev.Text}
+	case orchestrator.AskEnd:
+		p = piece{end: true}
+	default:
 		return
 	}
-	if !d.indicator || d.thinking || d.err == nil {
-		return
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.clearThinking()
+	if ev.Kind == orchestrator.ToolEnd && ev.Output == orchestrator.NoConsent {
+		d.consentHint(ev.Agent)
 	}
-	if d.mid {
+	d.queue(ev.Agent, p)
+	d.pump()
+}
+
+// queue adds what agent showed to what it has waiting.
+func (d *display) queue(agent string, p piece) {
+	if d.pending == nil {
+		d.pending, d.answering = map[string][]piece{}, map[string]bool{}
+	}
+	if len(d.pending[agent]) == 0 && !slices.Contains(d.waiting, agent) {
+		d.waiting = append(d.waiting, agent)
+	}
+	d.pending[agent] = append(d.pending[agent], p)
+}
+
+// pump writes what waits, as long as it can: the line's owner first, then
+// the others in the order they began to wait. A free line is kept for a
+// consent question that waits for one.
+func (d *display) pump() {
+	for !d.asking {
+		switch {
+		case d.mid:
+			if !d.next(d.owner, false) {
+				return // the owner's line goes on when it writes again
+			}
+		case d.free != nil || len(d.waiting) == 0:
+			return
+		default:
+			d.next(d.waiting[0], false)
+		}
+	}
+}
+
+// next writes agent's next waiting piece and reports whether there was
+// one; with whole, only a piece that leaves no line unfinished.
+func (d *display) next(agent string, whole bool) bool {
+	ps := d.pending[agent]
+	if len(ps) == 0 || whole && !ps[0].line && !ps[0].end && !strings.HasSuffix(ps[0].text, "\n") {
+		if len(ps) == 0 {
+			d.waiting = slices.DeleteFunc(d.waiting, func(a string) bool { return a == agent })
+		}
+		return false
+	}
+	d.pending[agent] = ps[1:]
+	if len(ps) == 1 {
+		d.pending[agent] = nil
+		d.waiting = slices.DeleteFunc(d.waiting, func(a string) bool { return a == agent })
+	}
+	d.write(agent, ps[0])
+	if !d.mid && d.free != nil {
+		close(d.free) // the consent question waiting for the line has it
+		d.free = nil
+	}
+	return true
+}
+
+// write puts one piece of agent's on the screen; the line is free or
+// agent's.
+func (d *display) write(agent string, p piece) {
+	switch {
+	case p.end:
+		if d.mid && d.owner == agent {
+			d.endLine()
+		}
+		delete(d.answering, agent)
+	case p.line && p.toErr:
+		w := d.err
+		if w == nil {
+			w = d.out // a display already on stderr (mm --ask, structured -p)
+		}
 		d.endLine()
-		d.answering = false
+		io.WriteString(w, p.text+"\n")
+	case p.line:
+		d.endLine()
+		io.WriteString(d.out, p.text+"\n")
+		d.last = agent
+		delete(d.answering, agent)
+		if agent == "" {
+			// The agent's own lines end every answer streamed before them.
+			clear(d.answering)
+		}
+	default:
+		if d.cut && d.cutter == agent {
+			d.cut = false
+			p.text = strings.TrimPrefix(p.text, "\n")
+			if p.text == "" {
+				return
+			}
+		}
+		if d.mid && d.reasoning != p.reason {
+			d.endLine() // the answer starts on a line of its own
+		}
+		label := ""
+		if agent != "" {
+			label = "[" + agent + "] "
+		}
+		switch {
+		case p.reason:
+			if !d.mid {
+				io.WriteString(d.out, d.dim(label+"💭 "))
+			}
+			delete(d.answering, agent)
+		case !d.mid && (!d.answering[agent] || d.last != agent):
+			io.WriteString(d.out, label+"🤖 ")
+			d.answering[agent] = true
+		}
+		d.reasoning = p.reason
+		if p.reason {
+			io.WriteString(d.out, d.dim(p.text))
+		} else {
+			io.WriteString(d.out, p.text)
+		}
+		d.mid = !strings.HasSuffix(p.text, "\n")
+		d.owner, d.last = agent, agent
+	}
+}
+
+// done writes everything that waits and ends the line: the turn, or the
+// relay, is over.
+func (d *display) done() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.flush()
+}
+
+func (d *display) flush() {
+	d.clearThinking()
+	d.asking = false
+	d.pump()
+	for len(d.waiting) > 0 {
+		d.endLine()
+		d.pump()
+	}
+	d.endLine()
+}
+
+// think shows that the model reasons: the one-line indicator on stderr,
+// when the line on stdout is free (it shares the terminal).
+func (d *display) think(label string) {
+	if !d.indicator || d.thinking || d.err == nil || d.mid {
+		return
 	}
 	io.WriteString(d.err, label+thinkingLine)
 	d.thinking = true
@@ -73,68 +287,65 @@ func (d *display) clearThinking() {
 	}
 }
 
-// show is the orchestrator's show callback; it is called one event at a time.
-func (d *display) show(ev orchestrator.Event) {
-	label := ""
-	if ev.Agent != "" {
-		label = "[" + ev.Agent + "] "
-	}
-	switch ev.Kind {
-	case orchestrator.Reasoning:
-		d.think(ev, label)
-		return
-	case orchestrator.HookRun:
-		return // listed after the answer (displayHooks)
-	}
-	d.clearThinking()
-	if ev.Kind != orchestrator.Reasoning && d.reasoning {
-		d.reasoning = false
-		d.endLine()
-	}
-	switch ev.Kind {
-	case orchestrator.Text:
-		if !d.answering || d.answerer != ev.Agent {
-			d.endLine()
-			io.WriteString(d.out, label+"🤖 ")
-			d.answering, d.answerer = true, ev.Agent
-		}
-		io.WriteString(d.out, ev.Text)
-		d.mid = !strings.HasSuffix(ev.Text, "\n")
-	case orchestrator.ToolStart:
-		d.line(label + toolLine(ev.Call))
-	case orchestrator.ToolDenied:
-		d.line(label + "🪝 " + ev.Call.Tool + " " + ev.Output)
-	case orchestrator.ToolEnd:
-		if ev.Output == orchestrator.NoConsent || ev.Output == orchestrator.UserRefused {
-			d.line(label + "  " + ev.Output)
-		}
-	case orchestrator.HookFailure:
-		d.line(d.dim(label + ev.Text))
-	case orchestrator.Notice:
-		d.line(label + ev.Text)
-	case orchestrator.Warning:
-		w := d.err
-		if w == nil {
-			w = d.out // a display already on stderr (mm --ask, structured -p)
-		}
-		d.endLine()
-		d.answering = false
-		fmt.Fprintln(w, label+ev.Text)
-	}
-}
-
-// line writes one whole line, ending a streamed answer first.
-func (d *display) line(s string) {
-	d.endLine()
-	d.answering = false
-	io.WriteString(d.out, s+"\n")
-}
-
 func (d *display) endLine() {
 	if d.mid {
 		io.WriteString(d.out, "\n")
-		d.mid = false
+		d.mid, d.cut, d.cutter = false, true, d.owner
 	}
+}
+
+// lineGrace is how long a consent question waits for the line being
+// written to end before it ends it.
+const lineGrace = 2 * time.Second
+
+// ask writes a consent question on a line of its own: once the line being
+// written ends (or after lineGrace: then whoever wrote it takes up again
+// on a new line), after what waits in whole lines. Everything else then
+// waits until answered, which is called once the answer is in.
+func (d *display) ask(question string) (answered func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.clearThinking()
+	if d.mid {
+		free := make(chan struct{})
+		d.free = free
+		d.mu.Unlock()
+		select {
+		case <-free:
+		case <-time.After(lineGrace):
+		}
+		d.mu.Lock()
+		d.free = nil
+	}
+	d.endLine()
+	for _, agent := range slices.Clone(d.waiting) {
+		for d.next(agent, true) {
+		}
+	}
+	io.WriteString(d.out, question)
+	d.asking, d.last = true, consentAsker
+	return func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.asking = false
+		d.pump()
+	}
+}
+
+// consentHint tells the user, once per turn and on stderr, how to let
+// tools run when there is no one to ask: the model's refusal text is the
+// contract's ("set yolo: true to allow") and names the config only. An
+// asked agent's calls follow its own config; --yolo does not reach it.
+func (d *display) consentHint(agent string) {
+	if d.err == nil || slices.Contains(d.hinted, agent) {
+		return
+	}
+	d.hinted = append(d.hinted, agent)
+	if agent == "" {
+		fmt.Fprintln(d.err, "mm: a tool call was refused: there is no terminal to ask for consent on; run mm with --yolo, or set yolo: true in the config, to let tools run without asking")
+		return
+	}
+	fmt.Fprintf(d.err, "mm: a tool call of %s was refused: there is no terminal to ask for consent on; set yolo: true in its config to let its tools run without asking (--yolo is this agent's only)\n", agent)
 }
 
 func (d *display) dim(s string) string {
@@ -144,12 +355,14 @@ func (d *display) dim(s string) string {
 	return s
 }
 
-// footer ends a turn: the ⚙ line, then the commands and the hook runs
-// when the config asks for them, in the same dim colour.
+// footer ends a turn: what waits, a cancelled turn's notice, the ⚙ line,
+// then the commands and the hook runs when the config asks for them, in
+// the same dim colour.
 func (d *display) footer(res orchestrator.TurnResult) {
-	d.clearThinking()
-	d.endLine()
-	d.answering, d.reasoning = false, false
+	d.done()
+	if res.Cancelled() {
+		io.WriteString(d.out, CancelledNotice+"\n")
+	}
 	if d.err != nil && res.Empty {
 		fmt.Fprintln(d.err, "mm: "+orchestrator.EmptyReply)
 	}
@@ -177,6 +390,10 @@ func (d *display) footer(res orchestrator.TurnResult) {
 		io.WriteString(d.out, d.dim(l)+"\n")
 	}
 }
+
+// CancelledNotice ends the display of a cancelled turn (Ctrl-C), on a
+// line of its own after what was shown.
+const CancelledNotice = "⏹ turn cancelled"
 
 // toolLine is the usual line of a tool call: "🔧 bash: ls -la".
 func toolLine(c orchestrator.Call) string {

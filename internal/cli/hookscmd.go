@@ -82,6 +82,9 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 						var sel []string
 						for _, n := range known {
 							if h.Matches(n) {
+								if ra, ok := cfg.RemoteAgents[n]; ok && kind != "tool" {
+									n += " at " + ra.URL // a remote agent, asked over A2A
+								}
 								sel = append(sel, n)
 							}
 						}

@@ -20,6 +20,23 @@ type lineConsent struct {
 	mu    sync.Mutex // one question at a time
 	lines *lineReader
 	out   io.Writer
+
+	dmu sync.Mutex
+	d   *display // the running turn's, when the question shares its writer
+}
+
+// during makes the questions go through d, the display of the turn (or
+// relay) that starts: nothing else is written while one is asked. It
+// returns what ends that.
+func (c *lineConsent) during(d *display) (end func()) {
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	c.d = d
+	return func() {
+		c.dmu.Lock()
+		defer c.dmu.Unlock()
+		c.d = nil
+	}
 }
 
 func (c *lineConsent) Allow(ctx context.Context, call orchestrator.Call) (bool, error) {
@@ -29,7 +46,15 @@ func (c *lineConsent) Allow(ctx context.Context, call orchestrator.Call) (bool, 
 	if call.Summary != "" {
 		what += ": " + call.Summary
 	}
-	fmt.Fprintf(c.out, "  allow %s? [y/N] ", what)
+	question := fmt.Sprintf("  allow %s? [y/N] ", what)
+	c.dmu.Lock()
+	d := c.d
+	c.dmu.Unlock()
+	if d != nil {
+		defer d.ask(question)()
+	} else {
+		fmt.Fprint(c.out, question)
+	}
 	line, ok := c.lines.next(ctx)
 	if !ok {
 		fmt.Fprintln(c.out)
@@ -67,7 +92,8 @@ func (a *app) lineMode(ctx context.Context) error {
 	fmt.Fprintln(a.io.Out, a.Banner)
 	lines := newLineReader(a.io.In)
 	lines.tty = a.io.InTTY
-	a.SetConsent(&lineConsent{lines: lines, out: a.io.Out})
+	consent := &lineConsent{lines: lines, out: a.io.Out}
+	a.SetConsent(consent)
 	session, err := a.OpenSession(a.sessionPath)
 	if err != nil {
 		return &exitError{exitFailure, "mm: " + err.Error()}
@@ -87,6 +113,9 @@ func (a *app) lineMode(ctx context.Context) error {
 			return errInterrupted
 		case l, ok := <-lines.lines:
 			if !ok {
+				if a.io.InTTY { // Ctrl-D: the shell's prompt goes on a line of its own
+					fmt.Fprintln(a.io.Out)
+				}
 				return nil
 			}
 			line = l
@@ -113,7 +142,7 @@ func (a *app) lineMode(ctx context.Context) error {
 			continue
 		case strings.HasPrefix(line, "/ask"):
 			if _, _, _, ok := frontend.ParseAsk(line); ok {
-				a.askLine(ctx, session, line, sigs)
+				a.askLine(ctx, session, line, sigs, consent)
 				continue
 			}
 			fallthrough
@@ -122,27 +151,25 @@ func (a *app) lineMode(ctx context.Context) error {
 			fmt.Fprintf(a.io.Out, "unknown command %s; /help lists them\n", name)
 			continue
 		}
-		if err := a.turn(ctx, session, line, sigs); err != nil {
+		if err := a.turn(ctx, session, line, sigs, consent); err != nil {
 			return err
 		}
 	}
 }
 
-// turn runs one line-mode turn; Ctrl-C cancels the turn, not the program.
-func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, sigs chan os.Signal) error {
+// turn runs one line-mode turn; Ctrl-C cancels the turn, not the program:
+// the display then says so on a line of its own.
+func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, sigs chan os.Signal, consent *lineConsent) error {
 	tctx, stop := cancelOn(ctx, sigs)
 	defer stop()
 	d := newDisplay(a.io, a.Config)
+	defer consent.during(d)()
 	res := s.Generate(tctx, prompt, d.show)
 	d.footer(res)
-	if res.Err != nil {
-		if res.Cancelled() {
-			fmt.Fprintln(a.io.Err, "mm: turn cancelled")
-		} else {
-			fmt.Fprintln(a.io.Err, res.Err.Error())
-			for _, n := range a.defaultsNotes(res.Err) {
-				fmt.Fprintln(a.io.Err, n)
-			}
+	if res.Err != nil && !res.Cancelled() {
+		fmt.Fprintln(a.io.Err, res.Err.Error())
+		for _, n := range a.defaultsNotes(res.Err) {
+			fmt.Fprintln(a.io.Err, n)
 		}
 	}
 	return nil

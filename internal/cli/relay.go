@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,14 +48,16 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 		}
 		transcript = strings.TrimRight(string(b), "\n")
 	}
-	if a.io.InTTY {
-		a.SetConsent(&lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err})
-	}
 	ctx, stop := signalContext(ctx)
 	defer stop()
 
 	hold := len(a.Config.Hooks[hooks.PostAsk]) > 0
-	errDisplay := &display{out: a.io.Err, color: false, cfg: a.Config}
+	errDisplay := &display{out: a.io.Err, err: a.io.Err, color: false, cfg: a.Config}
+	if a.io.InTTY {
+		consent := &lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err}
+		defer consent.during(errDisplay)()
+		a.SetConsent(consent)
+	}
 	streamed := false
 	res := a.Relay.Ask(ctx, relay.Request{
 		Agent: name, Question: o.args[0], WithContext: withContext, Transcript: transcript, Via: relay.ViaCLI,
@@ -72,7 +73,7 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 			errDisplay.show(ev)
 		},
 	})
-	errDisplay.endLine()
+	errDisplay.done()
 	switch {
 	case res.Denied:
 		return &exitError{exitFailure, "[ask: " + relay.DeniedError(res.Reason) + "]"}
@@ -134,12 +135,13 @@ func newTTYLines(r io.Reader) *lineReader {
 // question sent and "[<agent>'s answer]"; a denied or failed relay leaves
 // the history unchanged. Its hook runs are not listed (they run outside a
 // turn).
-func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string, sigs chan os.Signal) {
+func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string, sigs chan os.Signal, consent *lineConsent) {
 	ctx, stop := cancelOn(ctx, sigs)
 	defer stop()
 	d := newDisplay(a.io, a.Config)
+	defer consent.during(d)()
 	res, err := a.App.Ask(ctx, s, line, d.show)
-	d.endLine()
+	d.done()
 	name, _, _, _ := frontend.ParseAsk(line)
 	switch {
 	case err != nil:
@@ -186,18 +188,7 @@ type servedAgent struct{ app *app }
 func (s *servedAgent) Ask(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse {
 	agent := *s.app.Agent
 	agent.Consent = consent
-	res := orchestrator.NewSession(&agent).Generate(ctx, prompt, show)
-	switch {
-	case res.Err == nil && res.CutOff == "":
-		return relay.AskResponse{Status: relay.Answered, Answer: res.Answer}
-	case res.Cancelled():
-		return relay.AskResponse{Status: relay.Cancelled, Answer: res.Answer, Error: "cancelled"}
-	case errors.Is(res.Err, orchestrator.ErrMaxSteps):
-		return relay.AskResponse{Status: relay.MaxSteps, Answer: res.Answer, Error: res.Err.Error()}
-	case res.Err == nil && res.CutOff != "":
-		return relay.AskResponse{Status: relay.CutOff, Answer: res.Answer, Error: orchestrator.CutOffError(res.CutOff)}
-	}
-	return relay.AskResponse{Status: relay.Failed, Answer: res.Answer, Error: res.Err.Error()}
+	return turnResponse(orchestrator.NewSession(&agent).Generate(ctx, prompt, show))
 }
 
 // brokenAgent fails every ask with the reason the agent could not start

@@ -40,29 +40,40 @@ type rootOptions struct {
 	// --ask and --ask-with-context name the agent; args[0] is the question.
 	ask, askWithContext string
 	session             string // --session FILE
+	a2a                 string // -a2a <host:port>: serve the agent over A2A
 }
 
 func (o *rootOptions) run(ctx context.Context) error {
 	asking := o.ask != "" || o.askWithContext != ""
 	modes := 0
-	for _, on := range []bool{o.tui, o.acp, o.promptSet, asking} {
+	for _, on := range []bool{o.tui, o.acp, o.promptSet, asking, o.a2a != ""} {
 		if on {
 			modes++
 		}
 	}
 	switch {
 	case modes > 1:
-		return &exitError{exitFailure, "mm: -tui, -acp, -p and --ask each start mm a different way: give one"}
+		return &exitError{exitFailure, "mm: -tui, -acp, -a2a, -p and --ask each start mm a different way: give one"}
 	case o.ask != "" && o.askWithContext != "":
 		return &exitError{exitFailure, "mm: --ask and --ask-with-context go alone"}
 	case asking && len(o.args) != 1:
 		return &exitError{exitFailure, `mm: --ask takes one question: mm --ask <agent> "<question>"`}
 	case !asking && len(o.args) > 0:
+		if flag := o.boolFlagValue(o.args[0]); flag != "" {
+			return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q: a value of %s goes after \"=\" (%s=%s)", o.args[0], flag, flag, o.args[0])}
+		}
 		return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q (a prompt goes after -p, or on a line of line mode)", o.args[0])}
+	case o.promptSet && o.prompt != "-" && strings.TrimSpace(o.prompt) == "":
+		return &exitError{exitFailure, errEmptyPrompt}
 	}
 	cfg, err := o.loadConfig()
 	if err != nil {
 		return err
+	}
+	if asking {
+		// --ask runs no turn of this agent: its MCP servers' tools would
+		// never be offered, so they are not started.
+		cfg.MCPServers = nil
 	}
 	// The session file is opened (locked, checked) before anything starts,
 	// so a file that is refused is refused before anything else happens.
@@ -99,6 +110,8 @@ func (o *rootOptions) run(ctx context.Context) error {
 		return err
 	case o.acp:
 		return acp.Serve(ctx, app.App, Version, o.io.In, o.io.Out, o.io.Err)
+	case o.a2a != "":
+		return app.serveA2A(ctx, o.a2a)
 	case asking:
 		return app.askCLI(ctx, o)
 	case o.promptSet:
@@ -109,10 +122,36 @@ func (o *rootOptions) run(ctx context.Context) error {
 				return fmt.Errorf("read the prompt from stdin: %w", err)
 			}
 			prompt = strings.TrimRight(string(b), "\n")
+			if strings.TrimSpace(prompt) == "" {
+				return &exitError{exitFailure, "mm: the prompt read from stdin (-p -) is empty"}
+			}
 		}
 		return app.once(ctx, prompt)
 	}
 	return app.lineMode(ctx)
+}
+
+// errEmptyPrompt refuses -p with nothing to ask (blank counts as
+// nothing): a model given an empty question answers something anyway,
+// which helps no one. -p - with an empty stdin is refused the same way.
+const errEmptyPrompt = `mm: the prompt is empty: write it after -p, or use -p - to read it from stdin`
+
+// boolFlagValue is the boolean flag a stray "true" or "false" was most
+// likely meant for (mm --yolo false), "" when none: a boolean flag takes
+// its value joined with "=" only.
+func (o *rootOptions) boolFlagValue(arg string) string {
+	if arg != "true" && arg != "false" {
+		return ""
+	}
+	switch {
+	case o.yoloSet:
+		return "--yolo"
+	case o.tui:
+		return "-tui"
+	case o.acp:
+		return "-acp"
+	}
+	return ""
 }
 
 // loadConfig finds and loads the config, applies the flags that override
@@ -266,7 +305,7 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 		bin, _ := os.Executable()
 		a.supervisor = &agentproc.Supervisor{Bin: bin, Dir: wd, Stderr: io.Err}
 		a.Relay = &relay.Relay{
-			Agents: cfg.MMConfigs, Asker: a.supervisor,
+			Agents: cfg.MMConfigs, Asker: askers(cfg, a.supervisor),
 			Depth: depth, MaxDepth: cfg.MaxAskDepth,
 		}
 		ts = append(ts, &relay.Tool{Relay: a.Relay})
@@ -317,21 +356,22 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 func (a *app) once(ctx context.Context, prompt string) error {
 	ctx, stop := signalContext(ctx)
 	defer stop()
+	d := newDisplay(a.io, a.Config)
+	if a.Config.StructuredOutput != nil {
+		d = &display{out: a.io.Err, cfg: a.Config} // stdout holds the JSON document alone
+	}
 	if a.io.InTTY {
-		out := a.io.Out
-		if a.Config.StructuredOutput != nil {
-			out = a.io.Err // stdout holds the JSON document alone
-		}
-		a.SetConsent(&lineConsent{lines: newTTYLines(a.io.In), out: out})
+		consent := &lineConsent{lines: newTTYLines(a.io.In), out: d.out}
+		defer consent.during(d)()
+		a.SetConsent(consent)
 	}
 	s, err := a.OpenSession(a.sessionPath)
 	if err != nil {
 		return &exitError{exitFailure, "mm: " + err.Error()}
 	}
 	if a.Config.StructuredOutput != nil {
-		return a.onceStructured(ctx, s, prompt)
+		return a.onceStructured(ctx, s, prompt, d)
 	}
-	d := newDisplay(a.io, a.Config)
 	res := s.Generate(ctx, prompt, d.show)
 	d.footer(res)
 	if res.Err == nil && res.CutOff != "" {
@@ -382,15 +422,14 @@ const llmmanNotice = "mm: llmman is the local model server mm uses by default (h
 // onceStructured is -p on an agent with structuredOutput: stdout holds the
 // JSON document alone, for a script to parse; tool and failure lines go to
 // stderr; no ⚙ line and no hook list.
-func (a *app) onceStructured(ctx context.Context, s *orchestrator.Session, prompt string) error {
-	d := &display{out: a.io.Err, cfg: a.Config}
+func (a *app) onceStructured(ctx context.Context, s *orchestrator.Session, prompt string, d *display) error {
 	res := s.Generate(ctx, prompt, func(ev orchestrator.Event) {
 		if ev.Kind == orchestrator.Text && ev.Agent == "" {
 			return // the answer, written below once the turn is over
 		}
 		d.show(ev)
 	})
-	d.endLine()
+	d.done()
 	if res.SaveErr != nil {
 		fmt.Fprintln(a.io.Err, "mm: session file: "+res.SaveErr.Error())
 	}
@@ -427,9 +466,13 @@ func banner(cfg *config.Config) string {
 	if cfg.Yolo {
 		yolo = "on"
 	}
+	name := ""
+	if cfg.Name != "" {
+		name = " | agent: " + cfg.Name
+	}
 	sandboxed := ""
 	if m := cfg.Sandbox.Mode; m != sandbox.Off && m != "" {
 		sandboxed = " | sandbox: " + string(m)
 	}
-	return fmt.Sprintf("mm %s | config: %s | model: %s | yolo: %s%s%s", Version, path, cfg.Model, yolo, cfg.Hooks.BannerSuffix(), sandboxed)
+	return fmt.Sprintf("mm %s%s | config: %s | model: %s | yolo: %s%s%s", Version, name, path, cfg.Model, yolo, cfg.Hooks.BannerSuffix(), sandboxed)
 }

@@ -36,11 +36,15 @@ import (
 
 // Record is one line of a session file.
 type Record struct {
-	Type string `json:"type"` // "message", "compact" or "end"
+	Type string `json:"type"` // "message", "shown", "compact" or "end"
 	Turn int    `json:"turn"`
 	Time string `json:"time,omitempty"` // on "end"
 	// Message, for "message".
 	Message *model.Message `json:"message,omitempty"`
+	// Shown, for "shown": what the user was shown of the tool call whose
+	// output is the message record just before it (a reader that does not
+	// know "shown" skips it, and loses nothing of the history).
+	Shown *Shown `json:"shown,omitempty"`
 	// For "compact": the summary that replaced the conversation before the
 	// last Kept messages.
 	Summary string `json:"summary,omitempty"`
@@ -80,12 +84,23 @@ func (d *Dropped) String() string {
 	return fmt.Sprintf("session file %s: dropped the incomplete last turn (%s): its write did not finish", d.Path, where)
 }
 
+// Shown is what a front end showed of a tool call, kept where it differs
+// from what the history lets it show again: the history holds what the
+// model read (the output with postToolCall's context after it, an asked
+// agent's answer as postAsk replaced it), and what was shown never changes.
+type Shown struct {
+	Title   string   `json:"title,omitempty"`
+	Failed  bool     `json:"failed,omitempty"`
+	Content []string `json:"content"` // the texts shown, in order
+}
+
 // File is an open session file.
 type File struct {
 	mu      sync.Mutex
 	f       *os.File
 	turn    int
 	dropped *Dropped
+	shown   []*Shown // of the history Open read, by message
 }
 
 // Open opens (creating it if need be) the session file at path for
@@ -131,7 +146,7 @@ func Open(path string) (*File, []model.Message, error) {
 			return fail(err)
 		}
 	}
-	return &File{f: f, turn: l.turn, dropped: l.dropped}, l.history, nil
+	return &File{f: f, turn: l.turn, dropped: l.dropped, shown: l.shown}, l.history, nil
 }
 
 // Dropped is the incomplete last turn Open removed from the file, nil when
@@ -176,8 +191,9 @@ func fileKind(m os.FileMode) string {
 // loaded is what read found.
 type loaded struct {
 	history []model.Message
-	turn    int   // the last complete turn
-	end     int64 // the offset just after it
+	shown   []*Shown // what was shown of history's tool calls, by message
+	turn    int      // the last complete turn
+	end     int64    // the offset just after it
 	dropped *Dropped
 	// noNewline: the file ends with the last complete turn's end record,
 	// without its newline.
@@ -235,7 +251,7 @@ func read(r io.Reader, path string) (loaded, error) {
 			if err != nil {
 				return loaded{}, fmt.Errorf("line %d: not a session record (%v)", lineNo, err)
 			}
-			return loaded{}, fmt.Errorf("line %d: record of unknown type %q (want message, compact or end)", lineNo, rec.Type)
+			return loaded{}, fmt.Errorf("line %d: record of unknown type %q (want message, shown, compact or end)", lineNo, rec.Type)
 		}
 		records++
 		if err := check(rec, l.turn, pending, calls); err != nil {
@@ -249,8 +265,16 @@ func read(r io.Reader, path string) (loaded, error) {
 			switch p.Type {
 			case "message":
 				l.history = append(l.history, *p.Message)
+				l.shown = append(l.shown, nil)
+			case "shown":
+				if n := len(l.history); n > 0 && l.history[n-1].Role == "tool" {
+					l.shown[n-1] = p.Shown
+				}
 			case "compact":
+				n := len(l.history)
 				l.history = orchestrator.Compacted(p.Summary, l.history, p.Kept)
+				kept := l.shown[n-(len(l.history)-2):]
+				l.shown = append([]*Shown{nil, nil}, kept...)
 			}
 		}
 		pending, l.turn, l.end, l.noNewline = nil, rec.Turn, offset, !whole
@@ -270,7 +294,9 @@ func read(r io.Reader, path string) (loaded, error) {
 	return l, nil
 }
 
-func knownType(t string) bool { return t == "message" || t == "compact" || t == "end" }
+func knownType(t string) bool {
+	return t == "message" || t == "shown" || t == "compact" || t == "end"
+}
 
 // cutShort reports whether text, the last line of a file with no newline,
 // is what a write cut short leaves: the start of a record (or, after
@@ -312,6 +338,10 @@ func check(rec Record, lastTurn int, pending []pendingRecord, calls map[string]b
 		for _, c := range m.ToolCalls {
 			calls[c.ID] = true
 		}
+	case "shown":
+		if rec.Shown == nil {
+			return errors.New(`a "shown" record without what was shown`)
+		}
 	case "compact":
 		if rec.Kept < 0 {
 			return fmt.Errorf(`a "compact" record keeping %d messages`, rec.Kept)
@@ -322,12 +352,26 @@ func check(rec Record, lastTurn int, pending []pendingRecord, calls map[string]b
 
 // AppendTurn records the messages one turn added.
 func (f *File) AppendTurn(msgs []model.Message) error {
-	recs := make([]Record, len(msgs))
+	return f.AppendTurnShown(msgs, nil)
+}
+
+// AppendTurnShown records the messages one turn added and, after each,
+// what was shown of it where shown has it (shown[i] goes with msgs[i];
+// nil, or shown shorter than msgs: nothing).
+func (f *File) AppendTurnShown(msgs []model.Message, shown []*Shown) error {
+	recs := make([]Record, 0, len(msgs))
 	for i := range msgs {
-		recs[i] = Record{Type: "message", Message: &msgs[i]}
+		recs = append(recs, Record{Type: "message", Message: &msgs[i]})
+		if i < len(shown) && shown[i] != nil {
+			recs = append(recs, Record{Type: "shown", Shown: shown[i]})
+		}
 	}
 	return f.write(recs)
 }
+
+// Shown is what was shown of the tool calls of the history Open returned,
+// by message (nil where nothing was kept: show the message itself).
+func (f *File) Shown() []*Shown { return f.shown }
 
 // AppendCompaction records that the conversation before the last kept
 // messages was replaced by summary.

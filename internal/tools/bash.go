@@ -69,6 +69,7 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) string {
 	t.box.Wrap(cmd)
 	cmd.Stdout = w // one *os.File for both: interleaved in the order written
 	cmd.Stderr = w
+	cmd.Env = envFrom(ctx) // nil: mm's own
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		killGroup(cmd.Process.Pid)

@@ -63,18 +63,13 @@ func newModel(ctx context.Context, app *frontend.App, s *orchestrator.Session) *
 	return m
 }
 
-func (m *model) Init() tea.Cmd {
-	// The answer's Markdown style follows the terminal's background.
-	return tea.RequestBackgroundColor
-}
+func (m *model) Init() tea.Cmd { return nil }
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-	case tea.BackgroundColorMsg:
-		m.tr.setDark(msg.IsDark())
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	case tea.PasteMsg:

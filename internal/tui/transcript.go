@@ -173,14 +173,6 @@ func deniedTitle(c orchestrator.Call) string {
 	return callTitle(c) + " — denied by a hook"
 }
 
-// setDark re-renders the Markdown for the terminal's background.
-func (t *transcript) setDark(dark bool) {
-	t.md.setDark(dark)
-	for _, e := range t.entries {
-		e.touch()
-	}
-}
-
 // lines lays the whole conversation out for width cells. An asked agent's
 // entries are drawn in a block: its name, then its lines behind a bar.
 func (t *transcript) lines(width int) []string {
@@ -225,8 +217,7 @@ func (t *transcript) render(e *entry, width int) []string {
 		}
 		if e.done {
 			lines = t.md.render(text, width)
-		}
-		if lines == nil {
+		} else {
 			lines = wrap(text, width)
 		}
 	case kindTool:

@@ -1,0 +1,405 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
+	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
+
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
+)
+
+// Agent is one remote agent of mmConfigs ({url:, tokenEnv:}) as the relay
+// asks it: its card is read once per session from URL, then each ask is a
+// message/stream to the card's JSON-RPC endpoint. It is safe for concurrent
+// asks.
+type Agent struct {
+	Name     string // its name in mmConfigs, for messages
+	URL      string // the base URL, as written in the config
+	Token    string // the bearer token sent with every request; "" for none
+	TokenEnv string // where Token came from, for the hint when it is refused
+	// ConnectTimeout and IdleTimeout: 0 for the defaults.
+	ConnectTimeout, IdleTimeout time.Duration
+
+	mu     sync.Mutex
+	hc     *http.Client
+	card   *a2a.AgentCard
+	client *a2aclient.Client
+}
+
+var (
+	_ relay.Asker       = (*Agent)(nil)
+	_ relay.ModelReader = (*Agent)(nil)
+)
+
+// connect returns the client for the agent's card, reading the card on
+// first use (a card that could not be read is read again next time).
+func (a *Agent) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.client != nil {
+		return a.client, a.card, nil
+	}
+	hc := a.httpClient()
+	cctx, cancel := context.WithTimeout(ctx, cardTimeout)
+	defer cancel()
+	card, err := agentcard.NewResolver(hc).Resolve(cctx, a.URL)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, a.cardError(err)
+	}
+	if card.URL == "" {
+		card.URL = a.URL
+	} else if u, err := url.Parse(card.URL); err == nil && !u.IsAbs() {
+		base, _ := url.Parse(a.URL)
+		card.URL = base.ResolveReference(u).String()
+	}
+	card.PreferredTransport = a2a.TransportProtocolJSONRPC
+	card.AdditionalInterfaces = nil
+	opts := []a2aclient.FactoryOption{
+		a2aclient.WithDefaultsDisabled(),
+		a2aclient.WithJSONRPCTransport(hc),
+	}
+	if a.Token != "" {
+		opts = append(opts, a2aclient.WithInterceptors(&bearer{token: a.Token}))
+	}
+	c, err := a2aclient.NewFromCard(ctx, card, opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the agent at %s: %s", a.URL, oneLine(err.Error(), 200))
+	}
+	a.card, a.client = card, c
+	return c, card, nil
+}
+
+// httpClient is made once per Agent so connections are reused across
+// asks; a.mu is held.
+func (a *Agent) httpClient() *http.Client {
+	if a.hc == nil {
+		connect, idle := a.ConnectTimeout, a.IdleTimeout
+		if connect <= 0 {
+			connect = DefaultConnectTimeout
+		}
+		if idle <= 0 {
+			idle = DefaultIdleTimeout
+		}
+		a.hc = newHTTPClient(connect, idle)
+	}
+	return a.hc
+}
+
+// AgentModel is the model the card announces in the ModelExtension; ok is
+// false when the card cannot be read or announces none.
+func (a *Agent) AgentModel(ctx context.Context, _, _ string) (string, bool) {
+	_, card, err := a.connect(ctx)
+	if err != nil {
+		return "", false
+	}
+	for _, ext := range card.Capabilities.Extensions {
+		if ext.URI == ModelExtension {
+			if m, ok := ext.Params["model"].(string); ok && m != "" {
+				return m, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Ask runs one ask as one A2A task: the question sent with message/stream
+// and the depth in its metadata; the answer streamed to req.Show as it
+// comes; each consent question (input-required) put to req.Consent and
+// answered on the same task; Ctrl-C (ctx) sent as tasks/cancel.
+func (a *Agent) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse {
+	c, _, err := a.connect(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return relay.AskResponse{Status: relay.Cancelled, Error: "cancelled"}
+		}
+		return relay.AskResponse{Status: relay.Failed, Error: err.Error()}
+	}
+	show := req.Show
+	if show == nil {
+		show = func(orchestrator.Event) {}
+	}
+	t := &askTask{ctx: ctx, agent: a, client: c, req: req, show: show}
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: req.Prompt})
+	msg.Metadata = map[string]any{DepthKey: req.Depth}
+	for {
+		resp, q := t.stream(ctx, msg)
+		if q == nil {
+			return resp
+		}
+		msg = t.consent(ctx, q)
+		if msg == nil {
+			return t.cancelled(ctx)
+		}
+	}
+}
+
+// askTask is one ask in progress: the task it became and what was shown of
+// the answer.
+type askTask struct {
+	ctx    context.Context // the ask's: done when the user cancelled it
+	agent  *Agent
+	client *a2aclient.Client
+	req    relay.AskRequest
+	show   func(orchestrator.Event)
+
+	taskID    a2a.TaskID
+	contextID string
+	answer    strings.Builder
+	// answered: some answer text arrived as artifacts (a final status
+	// message then is not the answer again).
+	answered bool
+}
+
+// question is an input-required status the asking side must answer.
+type question struct {
+	text    string
+	consent *consentQuestion // nil: a foreign agent asking for input
+}
+
+// stream sends msg and reads the task's events until its end (a response)
+// or a question.
+func (t *askTask) stream(ctx context.Context, msg *a2a.Message) (relay.AskResponse, *question) {
+	for ev, err := range t.client.SendStreamingMessage(ctx, &a2a.MessageSendParams{Message: msg}) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return t.cancelled(ctx), nil
+			}
+			return t.failed(t.agent.wireError(err)), nil
+		}
+		if resp, q, done := t.handle(ev); done {
+			return resp, q
+		}
+	}
+	if ctx.Err() != nil {
+		return t.cancelled(ctx), nil
+	}
+	return t.failed(fmt.Sprintf("the agent at %s dropped the stream before the task ended", t.agent.URL)), nil
+}
+
+// handle applies one event; done says the stream's part is over.
+func (t *askTask) handle(ev a2a.Event) (resp relay.AskResponse, q *question, done bool) {
+	switch e := ev.(type) {
+	case *a2a.Message:
+		// An agent that answers with a message instead of a task.
+		t.text(textOf(e.Parts))
+		return t.answeredResp(), nil, true
+	case *a2a.Task:
+		t.taskID, t.contextID = e.ID, e.ContextID
+		if e.Status.State.Terminal() || e.Status.State == a2a.TaskStateInputRequired || e.Status.State == a2a.TaskStateAuthRequired {
+			if !t.answered {
+				for _, art := range e.Artifacts {
+					t.text(textOf(art.Parts))
+				}
+			}
+			return t.status(e.Status, e.Metadata)
+		}
+	case *a2a.TaskArtifactUpdateEvent:
+		t.taskID, t.contextID = e.TaskID, e.ContextID
+		if e.Artifact != nil {
+			t.text(textOf(e.Artifact.Parts))
+		}
+	case *a2a.TaskStatusUpdateEvent:
+		t.taskID, t.contextID = e.TaskID, e.ContextID
+		return t.status(e.Status, e.Metadata)
+	}
+	return relay.AskResponse{}, nil, false
+}
+
+// status applies a task status; done for a final one or a question.
+func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskResponse, *question, bool) {
+	msgText, msgMeta := "", map[string]any(nil)
+	if st.Message != nil {
+		msgText, msgMeta = textOf(st.Message.Parts), st.Message.Metadata
+	}
+	lookup := func(key string) any {
+		if v, ok := meta[key]; ok {
+			return v
+		}
+		return msgMeta[key]
+	}
+	var out outcome
+	mmOutcome := fromAny(lookup(OutcomeKey), &out)
+	switch st.State {
+	case a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateUnspecified:
+		if ev, ok := decodeEvent(lookup(EventKey)); ok {
+			t.show(ev)
+		} else if strings.TrimSpace(msgText) != "" {
+			t.show(orchestrator.Event{Kind: orchestrator.Notice, Text: strings.TrimSpace(msgText)})
+		}
+		return relay.AskResponse{}, nil, false
+	case a2a.TaskStateCompleted:
+		if !t.answered && msgText != "" {
+			t.text(msgText)
+		}
+		return t.answeredResp(), nil, true
+	case a2a.TaskStateCanceled:
+		if t.ctx.Err() == nil {
+			// Not cancelled from here: the agent is stopping, or another
+			// client cancelled the task. For the asking agent, a failure.
+			return t.failed(fmt.Sprintf("the agent at %s cancelled the task before it answered (it may be stopping)", t.agent.URL)), nil, true
+		}
+		return relay.AskResponse{Status: relay.Cancelled, Answer: t.answer.String(), Error: "cancelled"}, nil, true
+	case a2a.TaskStateInputRequired:
+		q := &question{text: msgText}
+		var cq consentQuestion
+		if fromAny(lookup(ConsentKey), &cq) && cq.Tool != "" {
+			q.consent = &cq
+		}
+		return relay.AskResponse{}, q, true
+	case a2a.TaskStateAuthRequired:
+		return t.failed(fmt.Sprintf("the agent at %s asks for an authentication mm cannot give", t.agent.URL)), nil, true
+	}
+	// failed, rejected, unknown
+	if mmOutcome {
+		// An mm peer: its outcome is typed like a local child's.
+		resp := relay.AskResponse{Status: relay.Failed, Answer: t.answer.String(), Error: out.Error}
+		if out.Status == outcomeMaxSteps {
+			resp.Status = relay.MaxSteps
+		}
+		if resp.Error == "" {
+			resp.Error = fmt.Sprintf("%s failed", t.agent.Name)
+		}
+		return resp, nil, true
+	}
+	why := strings.TrimSpace(msgText)
+	if why == "" {
+		why = "task " + string(st.State)
+	}
+	return t.failed(fmt.Sprintf("the agent at %s failed: %s", t.agent.URL, oneLine(why, 300))), nil, true
+}
+
+// consent puts q to the asking mm's user and returns the answer message
+// for the task; nil when the ask was cancelled meanwhile.
+func (t *askTask) consent(ctx context.Context, q *question) *a2a.Message {
+	answer, noOne := "n", false
+	if q.consent == nil {
+		// A foreign agent asking for input: mm has no way to give any
+		// beyond what the question said, so it declines.
+		t.show(orchestrator.Event{Kind: orchestrator.Notice, Text: "asks for input mm cannot give: " + oneLine(q.text, 200)})
+	} else if t.req.Consent == nil {
+		noOne = true
+	} else {
+		// The tool is named after the agents it comes through, as for a
+		// local child: "reviewer › bash".
+		call := orchestrator.Call{
+			ID: q.consent.CallID, Tool: t.req.Agent + " › " + q.consent.Tool,
+			Summary: q.consent.Summary, Input: q.consent.Input,
+		}
+		ok, err := t.req.Consent.Allow(ctx, call)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			noOne = true
+		case ok:
+			answer = "y"
+		}
+	}
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: answer})
+	msg.TaskID, msg.ContextID = t.taskID, t.contextID
+	msg.Metadata = map[string]any{DepthKey: t.req.Depth}
+	if noOne {
+		msg.Metadata[ConsentKey] = ConsentNoOneToAsk
+	}
+	return msg
+}
+
+func (t *askTask) text(s string) {
+	if s == "" {
+		return
+	}
+	t.answered = true
+	t.answer.WriteString(s)
+	t.show(orchestrator.Event{Kind: orchestrator.Text, Text: s})
+}
+
+func (t *askTask) answeredResp() relay.AskResponse {
+	return relay.AskResponse{Status: relay.Answered, Answer: t.answer.String()}
+}
+
+func (t *askTask) failed(msg string) relay.AskResponse {
+	return relay.AskResponse{Status: relay.Failed, Answer: t.answer.String(), Error: msg}
+}
+
+// cancelled ends an ask the user interrupted: the remote turn is cancelled
+// with tasks/cancel (bounded: Ctrl-C must not hang on a dead peer).
+func (t *askTask) cancelled(ctx context.Context) relay.AskResponse {
+	if t.taskID != "" {
+		cctx, cancel := withoutCancelTimeout(ctx, cancelTimeout)
+		t.client.CancelTask(cctx, &a2a.TaskIDParams{ID: t.taskID})
+		cancel()
+	}
+	return relay.AskResponse{Status: relay.Cancelled, Answer: t.answer.String(), Error: "cancelled"}
+}
+
+// cardError says why the card at a.URL could not be read.
+func (a *Agent) cardError(err error) error {
+	var se *statusError
+	var nf *agentcard.ErrStatusNotOK
+	switch {
+	case errors.As(err, &se) && (se.code == 401 || se.code == 403):
+		return errors.New(a.refused(se))
+	case errors.As(err, &se):
+		return fmt.Errorf("no agent card at %s (%s)", a.URL, se)
+	case errors.As(err, &nf):
+		return fmt.Errorf("no agent card at %s (HTTP %s)", a.URL, nf.Status)
+	case isNetError(err):
+		return fmt.Errorf("cannot reach the agent at %s (%s); start it (mm -a2a), or fix mmConfigs.%s.url", a.URL, shortCause(err), a.Name)
+	}
+	return fmt.Errorf("the agent at %s has no readable agent card: %s", a.URL, oneLine(err.Error(), 200))
+}
+
+// wireError says why a call to the agent failed.
+func (a *Agent) wireError(err error) string {
+	var se *statusError
+	var ie *idleError
+	var re *rpcError
+	switch {
+	case errors.As(err, &re):
+		return fmt.Sprintf("the agent at %s answered an error: %s", a.URL, oneLine(re.Error(), 300))
+	case errors.As(err, &ie):
+		return fmt.Sprintf("the agent at %s sent nothing for %s (idleTimeout); the stream was dropped", a.URL, ie.after)
+	case errors.As(err, &se) && (se.code == 401 || se.code == 403):
+		return a.refused(se)
+	case errors.As(err, &se):
+		return fmt.Sprintf("the agent at %s answered %s", a.URL, se)
+	case isNetError(err):
+		return fmt.Sprintf("the agent at %s could not be reached or dropped the connection (%s)", a.URL, shortCause(err))
+	}
+	return fmt.Sprintf("the agent at %s answered an error: %s", a.URL, oneLine(err.Error(), 300))
+}
+
+func (a *Agent) refused(se *statusError) string {
+	hint := fmt.Sprintf("give mmConfigs.%s a tokenEnv: naming the variable that holds its MM_A2A_TOKEN", a.Name)
+	switch {
+	case a.TokenEnv != "" && a.Token == "":
+		hint = a.TokenEnv + " is not set"
+	case a.TokenEnv != "":
+		hint = "check the token in " + a.TokenEnv
+	}
+	return fmt.Sprintf("the agent at %s refused the request (%s): %s", a.URL, se, hint)
+}
+
+// bearer sends the agent's token with every call.
+type bearer struct {
+	a2aclient.PassthroughInterceptor
+	token string
+}
+
+func (b *bearer) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
+	req.Meta["Authorization"] = []string{"Bearer " + b.token}
+	return ctx, nil
+}

@@ -1,0 +1,214 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Timeouts of the asking side, as for model servers: a connection that
+// cannot be made in ConnectTimeout fails, and so does an answer with no byte
+// for IdleTimeout (a remote model thinking for minutes is normal; silence
+// for longer is a dead peer).
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultIdleTimeout    = 5 * time.Minute
+	// cancelTimeout bounds the tasks/cancel sent after Ctrl-C, and cardTimeout
+	// the agent card's fetch.
+	cancelTimeout = 5 * time.Second
+	cardTimeout   = 30 * time.Second
+)
+
+// statusError is an HTTP status >= 400 the peer answered; the SDK only
+// formats those, so the transport types them for the user's message.
+type statusError struct {
+	code   int
+	status string
+}
+
+func (e *statusError) Error() string { return "HTTP " + e.status }
+
+// idleError is a reply that stopped sending bytes for longer than the idle
+// timeout.
+type idleError struct{ after time.Duration }
+
+func (e *idleError) Error() string { return fmt.Sprintf("no byte for %s", e.after) }
+
+// newHTTPClient is the asking side's client: a bounded dial, no overall
+// timeout (answers stream for as long as the model writes), statuses typed,
+// and every body watched for silence.
+func newHTTPClient(connect, idle time.Duration) *http.Client {
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          64,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		ResponseHeaderTimeout: idle,
+	}
+	return &http.Client{Transport: &watchedTransport{base: tr, idle: idle}}
+}
+
+type watchedTransport struct {
+	base http.RoundTripper
+	idle time.Duration
+}
+
+func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		return nil, &statusError{code: resp.StatusCode, status: resp.Status}
+	}
+	if req.Header.Get("Accept") == "text/event-stream" && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		// An error answered to a streaming call as a plain JSON-RPC
+		// response, not as an event (the JavaScript SDK does so for errors
+		// it finds before the stream starts): the SDK would read no event
+		// and take it for a dropped stream.
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		var r struct {
+			Error *rpcError `json:"error"`
+		}
+		if json.Unmarshal(data, &r) == nil && r.Error != nil {
+			return nil, r.Error
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(data))
+	}
+	resp.Body = newWatchedBody(resp.Body, t.idle)
+	return resp, nil
+}
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int            `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data"`
+}
+
+func (e *rpcError) Error() string {
+	msg := e.Message
+	if extra, ok := e.Data["error"].(string); ok && extra != "" && extra != msg {
+		msg = extra + ": " + msg
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("JSON-RPC error %d", e.Code)
+	}
+	return msg
+}
+
+// watchedBody closes the body when no Read returned data for idle, so a
+// silent peer ends the read with an idleError instead of hanging forever.
+type watchedBody struct {
+	rc    io.ReadCloser
+	idle  time.Duration
+	timer *time.Timer
+
+	mu      sync.Mutex
+	expired bool
+}
+
+func newWatchedBody(rc io.ReadCloser, idle time.Duration) *watchedBody {
+	b := &watchedBody{rc: rc, idle: idle}
+	b.timer = time.AfterFunc(idle, func() {
+		b.mu.Lock()
+		b.expired = true
+		b.mu.Unlock()
+		rc.Close()
+	})
+	return b
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.idle)
+	}
+	if err != nil && err != io.EOF {
+		b.mu.Lock()
+		expired := b.expired
+		b.mu.Unlock()
+		if expired {
+			return n, &idleError{after: b.idle}
+		}
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	b.timer.Stop()
+	return b.rc.Close()
+}
+
+// shortCause names why a connection failed in a few words ("connection
+// refused", "no such host") instead of Go's whole "dial tcp …" chain.
+func shortCause(err error) string {
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, syscall.EHOSTUNREACH):
+		return "no route to host"
+	case errors.Is(err, syscall.ENETUNREACH):
+		return "network is unreachable"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed by the agent"
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		if dns.IsNotFound {
+			return "no such host"
+		}
+		return "dns: " + dns.Err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return "timed out"
+	}
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			break
+		}
+		err = u
+	}
+	return oneLine(err.Error(), 160)
+}
+
+// isNetError reports whether err is a failure to connect or a broken
+// connection (as opposed to an answer the peer gave).
+func isNetError(err error) bool {
+	var ne net.Error
+	var op *net.OpError
+	return errors.As(err, &op) || (errors.As(err, &ne) && ne.Timeout()) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:runeCut(s, n)] + "…"
+	}
+	return s
+}
+
+// withoutCancelTimeout is a context that outlives ctx's cancellation but
+// not d: for what must still be said after Ctrl-C (tasks/cancel).
+func withoutCancelTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}

@@ -1,0 +1,236 @@
+// Package remote runs relays across machines over the Agent2Agent protocol
+// (A2A 0.3, JSON-RPC over HTTP, through the official Go SDK). It is the
+// second implementation of the relay's Asker beside agentproc's local
+// children, with the same two sides:
+//
+//   - the asking side, Agent: an mmConfigs entry {url:, tokenEnv:} asked
+//     with message/stream, its answer streamed to the display, its consent
+//     questions (input-required) put to the asking mm's own user, Ctrl-C
+//     sent as tasks/cancel;
+//   - the serving side, Server: mm -a2a, one fresh turn of the served agent
+//     per task, concurrently, under that agent's own hooks.
+//
+// What mm adds on top of plain A2A travels as metadata under keys of its
+// own (DepthKey, EventKey, ConsentKey, OutcomeKey) and as a card extension
+// (ModelExtension); a foreign peer that ignores them still gets a working
+// agent, and mm still works with a foreign agent that never sends them.
+//
+// Relay semantics (preAsk, postAsk, notices, the depth limit of the asking
+// side) are not here: see package relay.
+package remote
+
+import (
+	"encoding/json"
+	"math"
+	"unicode/utf8"
+
+	"github.com/a2aproject/a2a-go/a2a"
+
+	"github.com/mm-agent/mm/orchestrator"
+)
+
+// The mm extensions of the wire, each a documented key (the contract,
+// "Remote agents (A2A)").
+const (
+	// DepthKey (message metadata) is the asked agent's relay depth, a JSON
+	// number: 1 when the agent a person started asks. A task without it has
+	// depth 1.
+	DepthKey = "mm/askDepth"
+	// EventKey (status-update metadata) carries what the served agent
+	// showed besides its own answer — a tool line, a nested agent's text, a
+	// hook failure — so the asking mm displays it as for a local child.
+	EventKey = "mm/event"
+	// ConsentKey (input-required metadata) describes the tool call waiting
+	// for consent: {"tool", "summary", "input", "callId"}. On the answer
+	// message, the value ConsentNoOneToAsk says the asking side has no one
+	// to put the question to.
+	ConsentKey = "mm/consent"
+	// OutcomeKey (final status metadata) types the turn's end as a local
+	// child's would be: {"status": answered|failed|cancelled|maxSteps,
+	// "error": "…"}.
+	OutcomeKey = "mm/outcome"
+	// ModelExtension is the URI of the card extension whose params.model is
+	// the served agent's <provider>/<model> (the ask object's agentModel).
+	ModelExtension = "mm/agent-model"
+)
+
+// ConsentNoOneToAsk is the ConsentKey value of an answer from an asking mm
+// with no one to ask (-p with no terminal): the served agent refuses the
+// call with the contract's NoConsent text instead of "denied by the user".
+const ConsentNoOneToAsk = "no-one-to-ask"
+
+// maxWireOutput bounds a tool output carried in an event: the asking side
+// displays only short ones, and SSE lines have limits in some SDKs.
+const maxWireOutput = 8 << 10
+
+// wireEvent is an orchestrator.Event as EventKey carries it; kinds are
+// names, not numbers, so foreign readers can make sense of them.
+type wireEvent struct {
+	Kind    string          `json:"kind"`
+	Text    string          `json:"text,omitempty"`
+	Tool    string          `json:"tool,omitempty"`
+	Summary string          `json:"summary,omitempty"`
+	CallID  string          `json:"callId,omitempty"`
+	Input   json.RawMessage `json:"input,omitempty"`
+	Reason  string          `json:"reason,omitempty"`
+	Output  string          `json:"output,omitempty"`
+	// CallSummary is Event.Summary: the summary of an ended call.
+	CallSummary string `json:"callSummary,omitempty"`
+	Agent       string `json:"agent,omitempty"`
+}
+
+var kindNames = map[orchestrator.EventKind]string{
+	orchestrator.Text:        "text",
+	orchestrator.ToolStart:   "toolStart",
+	orchestrator.ToolDenied:  "toolDenied",
+	orchestrator.ToolEnd:     "toolEnd",
+	orchestrator.HookFailure: "hookFailure",
+	orchestrator.Notice:      "notice",
+}
+
+func kindOf(name string) (orchestrator.EventKind, bool) {
+	for k, n := range kindNames {
+		if n == name {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// encodeEvent is ev as EventKey's value; ok is false for events that do
+// not cross the wire (hook runs: an asked agent's are not listed).
+func encodeEvent(ev orchestrator.Event) (map[string]any, bool) {
+	kind, ok := kindNames[ev.Kind]
+	if !ok {
+		return nil, false
+	}
+	w := wireEvent{
+		Kind: kind, Text: ev.Text, Tool: ev.Call.Tool, Summary: ev.Call.Summary,
+		CallID: ev.Call.ID, Input: ev.Call.Input, Reason: ev.Reason,
+		Output: clip(ev.Output, maxWireOutput), CallSummary: ev.Summary, Agent: ev.Agent,
+	}
+	if len(w.Input) > 0 && !json.Valid(w.Input) {
+		w.Input = nil
+	}
+	return toMap(w), true
+}
+
+// decodeEvent reads EventKey's value back; ok is false when it is not one.
+func decodeEvent(v any) (orchestrator.Event, bool) {
+	var w wireEvent
+	if !fromAny(v, &w) {
+		return orchestrator.Event{}, false
+	}
+	kind, ok := kindOf(w.Kind)
+	if !ok {
+		return orchestrator.Event{}, false
+	}
+	ev := orchestrator.Event{
+		Kind: kind, Text: w.Text, Reason: w.Reason, Output: w.Output,
+		Summary: w.CallSummary, Agent: w.Agent,
+		Call: orchestrator.Call{ID: w.CallID, Tool: w.Tool, Summary: w.Summary},
+	}
+	if len(w.Input) > 0 {
+		ev.Call.Input = w.Input
+	}
+	return ev, true
+}
+
+// consentQuestion is ConsentKey's value on an input-required status.
+type consentQuestion struct {
+	Tool    string          `json:"tool"`
+	Summary string          `json:"summary,omitempty"`
+	Input   json.RawMessage `json:"input,omitempty"`
+	CallID  string          `json:"callId,omitempty"`
+}
+
+// outcome is OutcomeKey's value.
+type outcome struct {
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Outcome status names.
+const (
+	outcomeAnswered  = "answered"
+	outcomeFailed    = "failed"
+	outcomeCancelled = "cancelled"
+	outcomeMaxSteps  = "maxSteps"
+)
+
+// depthOf reads DepthKey from a message's metadata: a whole number >= 1,
+// else 1 (a foreign client, or nonsense).
+func depthOf(meta map[string]any) int {
+	switch v := meta[DepthKey].(type) {
+	case float64:
+		if v >= 1 && v <= math.MaxInt32 && v == math.Trunc(v) {
+			return int(v)
+		}
+	case int:
+		if v >= 1 {
+			return v
+		}
+	case json.Number:
+		if n, err := v.Int64(); err == nil && n >= 1 && n <= math.MaxInt32 {
+			return int(n)
+		}
+	}
+	return 1
+}
+
+// textOf joins the text parts of parts: what mm reads of a message.
+func textOf(parts a2a.ContentParts) string {
+	s := ""
+	for _, p := range parts {
+		switch t := p.(type) {
+		case a2a.TextPart:
+			s += t.Text
+		case *a2a.TextPart:
+			s += t.Text
+		}
+	}
+	return s
+}
+
+func toMap(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+func fromAny(v any, dst any) bool {
+	if v == nil {
+		return false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	return json.Unmarshal(b, dst) == nil
+}
+
+// clip cuts s to at most n bytes on a rune boundary, saying so.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:runeCut(s, n)] + "\n[… cut for the wire]"
+}
+
+// runeCut is the largest index <= n of s that starts a rune (len(s) when
+// s is shorter), so s[:runeCut(s, n)] is whole characters.
+func runeCut(s string, n int) int {
+	if len(s) <= n {
+		return len(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}
