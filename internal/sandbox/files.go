@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,32 +55,72 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("outside the sandbox (sandbox: workspace): %sfiles may be written only under %s", via, strings.Join(e.Roots, " and "))
 }
 
-// WriteFile writes data to path (absolute, as the tool joined it, not
-// cleaned), creating its missing parent directories, if the sandbox lets
-// it; an existing file keeps its mode.
-func (f *Files) WriteFile(path string, data []byte) error {
-	r, rel, err := f.open(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if d := filepath.Dir(rel); d != "." {
-		if err := r.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	return r.WriteFile(rel, data, 0o644)
-}
-
-// ReadFile reads path, for a tool that will write it back (edit_file): a
-// file it may not write is refused before it is read.
-func (f *Files) ReadFile(path string) ([]byte, error) {
+// OpenFile opens path (absolute, as the tool joined it, not cleaned) as
+// os.OpenFile does, if the sandbox lets the file tools write it: the
+// opener of write_file and edit_file, reads included, so a file they may
+// not write back is refused before it is read.
+func (f *Files) OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	r, rel, err := f.open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return r.ReadFile(rel)
+	return r.OpenFile(rel, flag, perm)
+}
+
+// MkdirAll creates the directory path and its missing parents, if the
+// sandbox lets the file tools write there.
+func (f *Files) MkdirAll(path string, perm os.FileMode) error {
+	r, rel, err := f.open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if rel == "." {
+		return nil
+	}
+	return r.MkdirAll(rel, perm)
+}
+
+// Check returns the error OpenFile would refuse path with, or nil: a
+// caller that creates parent directories first refuses the file, not its
+// directory.
+func (f *Files) Check(path string) error {
+	r, _, err := f.open(path)
+	if err == nil {
+		r.Close()
+	}
+	return err
+}
+
+// WriteFile writes data to path, creating its missing parent directories,
+// if the sandbox lets it; an existing file keeps its mode.
+func (f *Files) WriteFile(path string, data []byte) error {
+	if err := f.Check(path); err != nil {
+		return err
+	}
+	if err := f.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	w, err := f.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ReadFile reads path, if the sandbox lets the file tools write it.
+func (f *Files) ReadFile(path string) ([]byte, error) {
+	r, err := f.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
 }
 
 // open resolves path and opens the writable directory it lies in; rel is

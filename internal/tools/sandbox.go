@@ -1,35 +1,64 @@
 package tools
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/mm-agent/mm/internal/sandbox"
 )
 
-// writeFile is how write_file and edit_file write path (as the model gave
-// it, relative to dir): through box when there is one, which refuses what
-// the sandbox does not allow; missing parent directories are created, and
-// an existing file keeps its mode.
-func writeFile(box *sandbox.Files, dir, path string, data []byte) error {
-	if box != nil {
-		return box.WriteFile(joinRaw(dir, path), data)
+// openFile is how write_file and edit_file open what they read and write:
+// path is as the model gave it, relative to dir. Under a sandbox (box not
+// nil) it goes through box, which refuses a path the sandbox does not let
+// them write, after resolving its links, and opens the file so that a link
+// swapped in meanwhile cannot lead out.
+func openFile(box *sandbox.Files, dir, path string, flag int, perm os.FileMode) (*os.File, error) {
+	if box == nil {
+		return os.OpenFile(resolve(dir, path), flag, perm)
 	}
-	full := resolve(dir, path)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(full, data, 0o644)
+	return box.OpenFile(joinRaw(dir, path), flag, perm)
 }
 
-// readFile is how edit_file reads the file it will write back: through box
-// when there is one, so a file the sandbox will not let it write is refused
-// before anything else.
-func readFile(box *sandbox.Files, dir, path string) ([]byte, error) {
-	if box != nil {
-		return box.ReadFile(joinRaw(dir, path))
+// mkdirParents creates the missing parent directories of path, through box
+// when there is one (which first refuses the file itself, so the error
+// names it rather than its directory).
+func mkdirParents(box *sandbox.Files, dir, path string) error {
+	if box == nil {
+		return os.MkdirAll(filepath.Dir(resolve(dir, path)), 0o755)
 	}
-	return os.ReadFile(resolve(dir, path))
+	full := joinRaw(dir, path)
+	if err := box.Check(full); err != nil {
+		return err
+	}
+	return box.MkdirAll(filepath.Dir(full), 0o755)
+}
+
+// writeFile writes data to path, creating missing parent directories; an
+// existing file keeps its mode.
+func writeFile(box *sandbox.Files, dir, path string, data []byte) error {
+	if err := mkdirParents(box, dir, path); err != nil {
+		return err
+	}
+	f, err := openFile(box, dir, path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readFile reads path whole, for edit_file, which writes it back.
+func readFile(box *sandbox.Files, dir, path string) ([]byte, error) {
+	f, err := openFile(box, dir, path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // joinRaw makes path absolute against dir without cleaning it: a ".."
