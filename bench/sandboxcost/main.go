@@ -6,7 +6,7 @@
 // machine's load reaches all of them alike. It also times the check mm
 // makes once at start (sandbox.New: one bwrap around `true`).
 //
-//	go run ./bench/sandboxcost [-rounds 10] [-n 30] [-warmup 10]
+//	go run ./bench/sandboxcost [-rounds 10] [-n 30] [-warmup 10] [-json]
 package main
 
 import (
@@ -22,7 +22,17 @@ import (
 	"github.com/mm-agent/mm/internal/tools"
 )
 
+// Figures are the medians, in milliseconds, printed by -json.
+type Figures struct {
+	BareMS       float64 `json:"bareMs"`       // the bash tool without a sandbox
+	SandboxMS    float64 `json:"sandboxMs"`    // under sandbox: workspace
+	NetworkMS    float64 `json:"networkMs"`    // under workspace + sandboxNetwork
+	AddedMS      float64 `json:"addedMs"`      // SandboxMS - BareMS
+	StartCheckMS float64 `json:"startCheckMs"` // sandbox.New, once per mm start
+}
+
 func main() {
+	asJSON := flag.Bool("json", false, "print the figures as JSON")
 	rounds := flag.Int("rounds", 10, "interleaved rounds")
 	n := flag.Int("n", 30, "runs of each side per round")
 	warmup := flag.Int("warmup", 10, "untimed runs of each side before the first round")
@@ -99,8 +109,18 @@ func main() {
 		checks = append(checks, check())
 	}
 	med := make([]time.Duration, len(sides))
-	for i, s := range sides {
+	for i := range sides {
 		med[i] = median(all[i])
+	}
+	if *asJSON {
+		f := Figures{BareMS: msf(med[0]), SandboxMS: msf(med[1]), NetworkMS: msf(med[2]),
+			AddedMS: msf(med[1] - med[0]), StartCheckMS: msf(median(checks))}
+		if err := json.NewEncoder(os.Stdout).Encode(f); err != nil {
+			fail(err)
+		}
+		return
+	}
+	for i, s := range sides {
 		fmt.Printf("%-40s %8s median (p90 %s)\n", s.name, ms(med[i]), ms(percentile(all[i], 0.9)))
 	}
 	fmt.Printf("the sandbox adds %s to a bash call (%s of it the network namespace); mm's start-up check costs %s once\n",
@@ -116,7 +136,9 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return s[int(p*float64(len(s)-1))]
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", msf(d)) }
+
+func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "sandboxcost:", err)
