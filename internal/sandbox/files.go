@@ -29,7 +29,10 @@ func (s *Sandbox) Files(dir string) *Files {
 	}
 	f := &Files{mode: s.policy.Mode}
 	if f.mode == Workspace {
-		f.roots = []string{realOrClean(dir), s.tmp}
+		if d := realOrClean(dir); d != string(filepath.Separator) { // as bash: / is no session directory
+			f.roots = append(f.roots, d)
+		}
+		f.roots = append(f.roots, s.tmp)
 	}
 	return f
 }

@@ -87,6 +87,9 @@ func New(ctx context.Context, p Policy, dir string) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Mode == Workspace && realOrClean(dir) == string(filepath.Separator) {
+		return nil, fmt.Errorf("sandbox: workspace: the session directory is /, which would leave nothing read-only: start mm in a project's directory")
+	}
 	tmp, err := tempDir()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %s: the temp directory %w", p.Mode, err)

@@ -32,7 +32,7 @@ func (s *Sandbox) profile(dir string) string {
 	b.WriteString("(version 1)\n(allow default)\n(deny file-write*)\n")
 	b.WriteString("(allow file-write* (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/dtracehelper\") (regex #\"^/dev/tty\") (regex #\"^/dev/fd/\")")
 	fmt.Fprintf(&b, " (subpath %s)", quote(s.tmp))
-	if s.policy.Mode == Workspace {
+	if s.policy.Mode == Workspace && dir != "/" { // New refuses it; an editor's session could still ask
 		fmt.Fprintf(&b, " (subpath %s)", quote(dir))
 	}
 	b.WriteString(")\n")

@@ -41,7 +41,9 @@ func (s *Sandbox) args(dir string) []string {
 		"--bind", s.tmp, s.tmp)
 	switch s.policy.Mode {
 	case Workspace:
-		a = append(a, "--bind", dir, dir)
+		if dir != "/" { // New refuses it; an editor's session could still ask
+			a = append(a, "--bind", dir, dir)
+		}
 	case ReadOnly:
 		if within(s.tmp, dir) {
 			a = append(a, "--ro-bind", dir, dir)

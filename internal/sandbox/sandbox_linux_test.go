@@ -148,6 +148,22 @@ func TestNewFails(t *testing.T) {
 	}
 }
 
+func TestNewRootSessionDir(t *testing.T) {
+	needBwrap(t)
+	_, err := New(context.Background(), Policy{Mode: Workspace}, "/")
+	if err == nil || err.Error() != "sandbox: workspace: the session directory is /, which would leave nothing read-only: start mm in a project's directory" {
+		t.Errorf("session directory /: %v", err)
+	}
+	_, tmp, _ := tree(t)
+	s := &Sandbox{policy: Policy{Mode: Workspace}, tool: "bwrap", tmp: tmp}
+	if a := strings.Join(s.args("/"), " "); strings.Contains(a, "--bind / /") {
+		t.Errorf("/ bound writable: %s", a)
+	}
+	if err := s.Files("/").Check("/etc/x"); err == nil {
+		t.Error("write_file may write /etc/x with / as the session directory")
+	}
+}
+
 func TestNewNoTempDir(t *testing.T) {
 	needBwrap(t)
 	dir, tmp, _ := tree(t)
