@@ -97,19 +97,22 @@ func New(ctx context.Context, p Policy, dir string) (*Sandbox, error) {
 	s := &Sandbox{policy: p, tool: tool, tmp: tmp}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
+	// The probe is not put in a process group of its own: on Linux,
+	// --die-with-parent and the PID namespace take whatever it started
+	// when bwrap is killed on timeout.
 	probe := exec.CommandContext(ctx, "true")
 	probe.Dir = dir
 	s.Wrap(probe)
 	out, err := probe.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: %s: %s cannot start a sandbox here: %s", p.Mode, filepath.Base(tool), failure(out, err, ctx))
+		return nil, fmt.Errorf("sandbox: %s: %s cannot start a sandbox here: %s", p.Mode, filepath.Base(tool), failure(ctx, out, err))
 	}
 	return s, nil
 }
 
 // failure is why the probe failed, in one line: the tool's first line of
 // complaint, or how it ended.
-func failure(out []byte, err error, ctx context.Context) string {
+func failure(ctx context.Context, out []byte, err error) string {
 	if ctx.Err() != nil {
 		return fmt.Sprintf("it did not finish within %s", probeTimeout)
 	}
