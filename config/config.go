@@ -19,8 +19,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mm-agent/mm/hooks"
-	"github.com/mm-agent/mm/internal/sandbox"
+	"github.com/mm-agent/mm/hooks/hookdecl"
+	"github.com/mm-agent/mm/internal/sandbox/sandboxdecl"
 	"github.com/mm-agent/mm/internal/structured"
 )
 
@@ -52,7 +52,7 @@ type Config struct {
 	// MMConfigs maps an agent's name to its config file, absolute, or,
 	// for a remote agent, to its URL as written (what ask.config shows).
 	MMConfigs map[string]string
-	Hooks     hooks.Set
+	Hooks     hookdecl.Set
 	// HooksLog is the audit file every hook run is appended to, absolute;
 	// "" for none.
 	HooksLog string
@@ -80,7 +80,7 @@ type Config struct {
 	// Sandbox is the floor under the hooks: what bash, write_file and
 	// edit_file may write, and whether bash has the network. Off by
 	// default.
-	Sandbox sandbox.Policy
+	Sandbox sandboxdecl.Policy
 }
 
 // RemoteAgent is an mmConfigs entry served by another mm (mm -a2a) or any
@@ -116,7 +116,7 @@ func (e *Error) Error() string { return "[config error: " + e.Path + ": " + e.Ms
 // Default is the configuration used when no file is given or found.
 func Default(dir string) *Config {
 	return &Config{Dir: dir, Model: DefaultModel, MaxSteps: DefaultMaxSteps, MaxAskDepth: DefaultMaxAskDepth,
-		Sandbox: sandbox.Policy{Mode: sandbox.Off}}
+		Sandbox: sandboxdecl.Policy{Mode: sandboxdecl.Off}}
 }
 
 // AgentNames lists the mmConfigs agents, sorted.
@@ -331,7 +331,7 @@ func positive(v *yaml.Node, key string, dst *int) error {
 }
 
 // parseSandbox reads sandbox: off, workspace or readonly.
-func parseSandbox(v *yaml.Node, dst *sandbox.Mode) error {
+func parseSandbox(v *yaml.Node, dst *sandboxdecl.Mode) error {
 	var s string
 	if err := decode(v, "sandbox", &s); err != nil {
 		return err
@@ -339,10 +339,10 @@ func parseSandbox(v *yaml.Node, dst *sandbox.Mode) error {
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 		return nil
 	}
-	m, ok := sandbox.ParseMode(s)
+	m, ok := sandboxdecl.ParseMode(s)
 	if !ok {
-		names := make([]string, len(sandbox.Modes))
-		for i, m := range sandbox.Modes {
+		names := make([]string, len(sandboxdecl.Modes))
+		for i, m := range sandboxdecl.Modes {
 			names[i] = string(m)
 		}
 		return fmt.Errorf("sandbox: line %d: want off, workspace or readonly, not %q%s", v.Line, s, didYouMean(s, names))
@@ -439,8 +439,8 @@ var hookKeys = []string{"command", "matcher", "timeout", "onError"}
 
 // eventNames are the hook events, for a typo's suggestion.
 func eventNames() []string {
-	names := make([]string, len(hooks.Events))
-	for i, e := range hooks.Events {
+	names := make([]string, len(hookdecl.Events))
+	for i, e := range hookdecl.Events {
 		names[i] = string(e)
 	}
 	return names
@@ -448,16 +448,16 @@ func eventNames() []string {
 
 // parseHooks validates the hooks block with the reference's messages
 // ("Erreurs de validation").
-func parseHooks(v *yaml.Node, dir string) (hooks.Set, error) {
+func parseHooks(v *yaml.Node, dir string) (hookdecl.Set, error) {
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 		return nil, nil
 	}
-	set := hooks.Set{}
+	set := hookdecl.Set{}
 	err := eachKey(v, "hooks: ", nil, func(name string, list *yaml.Node) error {
-		if !hooks.Known(name) {
+		if !hookdecl.Known(name) {
 			return fmt.Errorf("hooks: unknown event %q (want one of preGeneration, preToolCall, postToolCall, postGeneration, preAsk, postAsk)%s", name, didYouMean(name, eventNames()))
 		}
-		event := hooks.Event(name)
+		event := hookdecl.Event(name)
 		if list.Kind == yaml.ScalarNode && list.Tag == "!!null" {
 			return nil
 		}
@@ -476,8 +476,8 @@ func parseHooks(v *yaml.Node, dir string) (hooks.Set, error) {
 	return set, err
 }
 
-func parseHook(event hooks.Event, item *yaml.Node, dir string) (hooks.Hook, error) {
-	h := hooks.Hook{OnError: hooks.Warn, Timeout: hooks.DefaultTimeout, ConfigDir: dir}
+func parseHook(event hookdecl.Event, item *yaml.Node, dir string) (hookdecl.Hook, error) {
+	h := hookdecl.Hook{OnError: hookdecl.Warn, Timeout: hookdecl.DefaultTimeout, ConfigDir: dir}
 	var raw struct{ command, matcher, timeout, onError *yaml.Node }
 	err := eachKey(item, "", hookKeys, func(key string, v *yaml.Node) error {
 		switch key {
@@ -541,9 +541,9 @@ func parseHook(event hooks.Event, item *yaml.Node, dir string) (hooks.Hook, erro
 		if err != nil {
 			return h, err
 		}
-		switch hooks.OnError(o) {
-		case hooks.Fail, hooks.Warn, hooks.Ignore:
-			h.OnError = hooks.OnError(o)
+		switch hookdecl.OnError(o) {
+		case hookdecl.Fail, hookdecl.Warn, hookdecl.Ignore:
+			h.OnError = hookdecl.OnError(o)
 		default:
 			return h, errors.New(`onError must be "fail", "warn" or "ignore"`)
 		}

@@ -69,18 +69,3 @@ func (r Run) Line(n int) string {
 func (r Run) FailureLine() string {
 	return fmt.Sprintf("🪝 %s hook `%s`: %s", r.Event, r.Command, r.Failure)
 }
-
-// BannerSuffix is the start-up banner's " | hooks: <event>×<count> …" part,
-// "" when no hook is declared.
-func (s Set) BannerSuffix() string {
-	var parts []string
-	for _, e := range Events {
-		if n := len(s[e]); n > 0 {
-			parts = append(parts, fmt.Sprintf("%s×%d", e, n))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " | hooks: " + strings.Join(parts, " ")
-}

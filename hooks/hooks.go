@@ -8,84 +8,44 @@
 // the decisions it returns.
 package hooks
 
-import (
-	"regexp"
-	"time"
+import "github.com/mm-agent/mm/hooks/hookdecl"
+
+// The declarations of the hooks block live in package hookdecl, which
+// config imports without importing this runtime; these are their names as
+// the rest of mm spells them.
+type (
+	// Event names one moment where hooks run.
+	Event = hookdecl.Event
+	// OnError says what a failing run does to the event's chain.
+	OnError = hookdecl.OnError
+	// Hook is one validated entry of the hooks block.
+	Hook = hookdecl.Hook
+	// Set is an agent's hooks, by event, each list in run order.
+	Set = hookdecl.Set
 )
 
-// Event names one moment where hooks run.
-type Event string
-
-// The six events, in the order the reference lists them (the banner and
-// validation use this order).
+// The six events, in the order the reference lists them.
 const (
-	PreGeneration  Event = "preGeneration"
-	PreToolCall    Event = "preToolCall"
-	PostToolCall   Event = "postToolCall"
-	PostGeneration Event = "postGeneration"
-	PreAsk         Event = "preAsk"
-	PostAsk        Event = "postAsk"
+	PreGeneration  = hookdecl.PreGeneration
+	PreToolCall    = hookdecl.PreToolCall
+	PostToolCall   = hookdecl.PostToolCall
+	PostGeneration = hookdecl.PostGeneration
+	PreAsk         = hookdecl.PreAsk
+	PostAsk        = hookdecl.PostAsk
 )
 
 // Events lists every event in the reference's order.
-var Events = []Event{PreGeneration, PreToolCall, PostToolCall, PostGeneration, PreAsk, PostAsk}
+var Events = hookdecl.Events
 
 // Known reports whether name is one of the six events.
-func Known(name string) bool {
-	for _, e := range Events {
-		if string(e) == name {
-			return true
-		}
-	}
-	return false
-}
-
-// TakesMatcher reports whether hooks of the event may have a matcher (the
-// events about a tool or an asked agent).
-func (e Event) TakesMatcher() bool {
-	return e == PreToolCall || e == PostToolCall || e == PreAsk || e == PostAsk
-}
-
-// survivesCancel reports whether the event's hooks keep running when the turn
-// is cancelled: an audit that loses interrupted turns would be upside down.
-func (e Event) survivesCancel() bool { return e == PostGeneration || e == PostAsk }
-
-// OnError says what a failing run does to the event's chain.
-type OnError string
+func Known(name string) bool { return hookdecl.Known(name) }
 
 // The three onError values; Warn is the default.
 const (
-	Fail   OnError = "fail"
-	Warn   OnError = "warn"
-	Ignore OnError = "ignore"
+	Fail   = hookdecl.Fail
+	Warn   = hookdecl.Warn
+	Ignore = hookdecl.Ignore
 )
 
-// DefaultTimeout bounds a run whose hook sets no timeout: a hook sits in the
-// middle of a turn, and a slow one is felt at once.
-const DefaultTimeout = 10 * time.Second
-
-// Hook is one validated entry of the hooks block.
-type Hook struct {
-	Command   string         // run with sh -c, as written in the config
-	Matcher   *regexp.Regexp // nil: every tool or agent
-	Timeout   time.Duration  // > 0
-	OnError   OnError
-	ConfigDir string // absolute directory of the config that declared it (MM_CONFIG_DIR)
-}
-
-// Matches reports whether the hook runs for the tool or agent named target.
-func (h Hook) Matches(target string) bool {
-	return h.Matcher == nil || h.Matcher.MatchString(target)
-}
-
-// Set is an agent's hooks, by event, each list in run order.
-type Set map[Event][]Hook
-
-// Count is the number of hooks declared for all events.
-func (s Set) Count() int {
-	n := 0
-	for _, hs := range s {
-		n += len(hs)
-	}
-	return n
-}
+// DefaultTimeout bounds a run whose hook sets no timeout.
+const DefaultTimeout = hookdecl.DefaultTimeout

@@ -94,7 +94,8 @@ var reads = map[string][]Event{
 	"response":   {PreGeneration},
 }
 
-func (e Event) reads(field string) bool {
+// readsField reports whether event e reads a reply's field.
+func readsField(e Event, field string) bool {
 	if field == "action" || field == "error" {
 		return true
 	}
@@ -128,7 +129,7 @@ func DecodeReply(event Event, stdout []byte) (Reply, error) {
 	}
 	str := func(name string, dst *string) error {
 		raw, ok := fields[name]
-		if !ok || !event.reads(name) || string(raw) == "null" {
+		if !ok || !readsField(event, name) || string(raw) == "null" {
 			return nil
 		}
 		if err := json.Unmarshal(raw, dst); err != nil {
@@ -137,7 +138,7 @@ func DecodeReply(event Event, stdout []byte) (Reply, error) {
 		return nil
 	}
 	ptr := func(name string) (*string, error) {
-		if raw, ok := fields[name]; !ok || !event.reads(name) || string(raw) == "null" {
+		if raw, ok := fields[name]; !ok || !readsField(event, name) || string(raw) == "null" {
 			return nil, nil
 		}
 		s := new(string)
@@ -161,7 +162,7 @@ func DecodeReply(event Event, stdout []byte) (Reply, error) {
 	if r.Answer, err = ptr("answer"); err != nil {
 		return r, err
 	}
-	if raw, ok := fields["input"]; ok && event.reads("input") && string(raw) != "null" {
+	if raw, ok := fields["input"]; ok && readsField(event, "input") && string(raw) != "null" {
 		r.Input = raw
 	}
 	return r, nil

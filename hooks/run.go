@@ -72,7 +72,7 @@ func (r *Runner) Run(ctx context.Context, in Input, target string) Result {
 	if r == nil || len(r.Hooks[event]) == 0 {
 		return res
 	}
-	if event.survivesCancel() {
+	if event.SurvivesCancel() {
 		ctx = context.WithoutCancel(ctx)
 	}
 	in = r.Complete(in)
@@ -154,7 +154,7 @@ func (res *Result) apply(event Event, reply Reply, in *Input) {
 		res.Input = reply.Input
 		in.Tool.Input = reply.Input
 	}
-	if strings.TrimSpace(reply.Context) != "" && event.reads("context") {
+	if strings.TrimSpace(reply.Context) != "" && readsField(event, "context") {
 		res.Contexts = append(res.Contexts, reply.Context)
 	}
 }
@@ -250,7 +250,7 @@ func decision(event Event, reply Reply) string {
 	if reply.Input != nil {
 		parts = append(parts, "input replaced")
 	}
-	if strings.TrimSpace(reply.Context) != "" && event.reads("context") {
+	if strings.TrimSpace(reply.Context) != "" && readsField(event, "context") {
 		parts = append(parts, fmt.Sprintf("context (%d chars)", utf8.RuneCountInString(reply.Context)))
 	}
 	if len(parts) == 0 {

@@ -474,5 +474,20 @@ func banner(cfg *config.Config) string {
 	if m := cfg.Sandbox.Mode; m != sandbox.Off && m != "" {
 		sandboxed = " | sandbox: " + string(m)
 	}
-	return fmt.Sprintf("mm %s%s | config: %s | model: %s | yolo: %s%s%s", Version, name, path, cfg.Model, yolo, cfg.Hooks.BannerSuffix(), sandboxed)
+	return fmt.Sprintf("mm %s%s | config: %s | model: %s | yolo: %s%s%s", Version, name, path, cfg.Model, yolo, hooksSuffix(cfg.Hooks), sandboxed)
+}
+
+// hooksSuffix is the banner's " | hooks: <event>×<count> …" part, "" when
+// no hook is declared.
+func hooksSuffix(s hooks.Set) string {
+	var parts []string
+	for _, e := range hooks.Events {
+		if n := len(s[e]); n > 0 {
+			parts = append(parts, fmt.Sprintf("%s×%d", e, n))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " | hooks: " + strings.Join(parts, " ")
 }

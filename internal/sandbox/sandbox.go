@@ -20,43 +20,32 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mm-agent/mm/internal/sandbox/sandboxdecl"
 )
 
-// Mode is the config's sandbox: value.
-type Mode string
+// The sandbox as a config declares it lives in package sandboxdecl, which
+// config imports without importing this runtime; these are its names as
+// the rest of mm spells them.
+type (
+	// Mode is the config's sandbox: value.
+	Mode = sandboxdecl.Mode
+	// Policy is what a config asks for.
+	Policy = sandboxdecl.Policy
+)
 
-// The modes of the contract's "Sandbox" section.
+// The modes of the contract's "Sandbox" section (see sandboxdecl).
 const (
-	// Off runs everything as before: no sandbox.
-	Off Mode = "off"
-	// Workspace lets bash write only in the session directory and the
-	// temp directory, without network; write_file and edit_file write only
-	// there.
-	Workspace Mode = "workspace"
-	// ReadOnly lets bash write only in the temp directory, without
-	// network; write_file and edit_file write nothing.
-	ReadOnly Mode = "readonly"
+	Off       = sandboxdecl.Off
+	Workspace = sandboxdecl.Workspace
+	ReadOnly  = sandboxdecl.ReadOnly
 )
 
 // Modes lists the modes, in the order a message names them.
-var Modes = []Mode{Off, Workspace, ReadOnly}
+var Modes = sandboxdecl.Modes
 
 // ParseMode reads a sandbox: value; ok is false for anything but a mode.
-func ParseMode(s string) (m Mode, ok bool) {
-	for _, m := range Modes {
-		if s == string(m) {
-			return m, true
-		}
-	}
-	return "", false
-}
-
-// Policy is what a config asks for.
-type Policy struct {
-	Mode Mode
-	// Network gives bash its network back (sandboxNetwork: true).
-	Network bool
-}
+func ParseMode(s string) (Mode, bool) { return sandboxdecl.ParseMode(s) }
 
 // Sandbox is a policy checked to work on this machine: New has started
 // one around a command that does nothing. A nil *Sandbox is no sandbox;
