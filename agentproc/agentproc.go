@@ -29,6 +29,10 @@ var Handshake = plugin.HandshakeConfig{
 // ServeCommand is the hidden mm subcommand a child runs.
 const ServeCommand = "__agent"
 
+// The variables between a parent and its child start with MM_AGENT_: the
+// child's agent leaves them out of what it gives the processes it starts
+// (internal/agent's Env).
+
 // lifelineEnv names the child's file descriptor whose other end the parent
 // holds: when the parent dies, the child reads end of file.
 const lifelineEnv = "MM_AGENT_LIFELINE_FD"

@@ -26,12 +26,15 @@ import (
 // child run concurrently), starts a fresh one after a crash, and stops them
 // all with Close.
 type Supervisor struct {
-	Bin    string    // the mm binary (MM_BIN)
-	Dir    string    // the session's directory: the children's too
+	Bin string // the mm binary (MM_BIN)
+	Dir string // the session's directory: the children's too
+	// Env renders the environment of a child at its relay depth (MM_BIN,
+	// MM_CONFIG and MM_ASK_DEPTH included); go-plugin adds its handshake.
+	Env    func(depth int) []string
 	Stderr io.Writer // where a child's stray stderr goes (nil: discarded)
 
 	mu       sync.Mutex
-	children map[string]*child // by config file
+	children map[string]*child // by config file and depth (childKey)
 	closed   bool
 }
 
@@ -52,7 +55,7 @@ func (s *Supervisor) Ask(ctx context.Context, req relay.AskRequest) relay.AskRes
 	}
 	resp := s.ask(ctx, c, req)
 	if resp.Status == relay.Failed && c.client.Exited() {
-		s.forget(req.Config, c)
+		s.forget(childKey(req), c)
 	}
 	return resp
 }
@@ -143,26 +146,33 @@ func (s *Supervisor) child(req relay.AskRequest) (*child, error) {
 	if s.children == nil {
 		s.children = map[string]*child{}
 	}
-	c := s.children[req.Config]
+	c := s.children[childKey(req)]
 	if c != nil {
 		s.mu.Unlock()
 		<-c.ready
 		if c.err == nil && !c.client.Exited() {
 			return c, nil
 		}
-		s.forget(req.Config, c)
+		s.forget(childKey(req), c)
 		return s.child(req)
 	}
 	c = &child{ready: make(chan struct{})}
-	s.children[req.Config] = c
+	s.children[childKey(req)] = c
 	s.mu.Unlock()
 	c.err = s.start(c, req)
 	close(c.ready)
 	if c.err != nil {
-		s.forget(req.Config, c)
+		s.forget(childKey(req), c)
 		return nil, c.err
 	}
 	return c, nil
+}
+
+// childKey is which child answers an ask: one per config file and depth
+// (a served agent asks at several depths at once, and a child's depth is
+// in its environment, fixed at its start).
+func childKey(req relay.AskRequest) string {
+	return req.Config + "\x00" + strconv.Itoa(req.Depth)
 }
 
 func (s *Supervisor) forget(key string, c *child) {
@@ -177,7 +187,12 @@ func (s *Supervisor) forget(key string, c *child) {
 }
 
 func (s *Supervisor) start(c *child, req relay.AskRequest) error {
-	env := append(os.Environ(), "MM_ASK_DEPTH="+strconv.Itoa(req.Depth))
+	var env []string
+	if s.Env != nil {
+		env = s.Env(req.Depth)
+	} else {
+		env = append(os.Environ(), "MM_ASK_DEPTH="+strconv.Itoa(req.Depth))
+	}
 	stderr := s.Stderr
 	if stderr == nil {
 		stderr = io.Discard

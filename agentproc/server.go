@@ -33,7 +33,6 @@ func Serve(impl Agent, cleanup func()) {
 		os.Exit(1)
 	}
 	if fd, err := strconv.Atoi(os.Getenv(lifelineEnv)); err == nil {
-		os.Unsetenv(lifelineEnv)
 		f := os.NewFile(uintptr(fd), "lifeline")
 		go func() {
 			var b [1]byte

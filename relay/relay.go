@@ -352,3 +352,20 @@ func Summary(agent string, res Result) string {
 	}
 	return agent + " failed"
 }
+
+// FromTurn is how an asked agent's turn ended, typed for the asking side:
+// what an asked agent's process (mm __agent) and a served agent (mm -a2a)
+// send back.
+func FromTurn(res orchestrator.TurnResult) AskResponse {
+	switch {
+	case res.Err == nil && res.CutOff != "":
+		return AskResponse{Status: CutOff, Answer: res.Answer, Error: orchestrator.CutOffError(res.CutOff)}
+	case res.Err == nil:
+		return AskResponse{Status: Answered, Answer: res.Answer}
+	case res.Cancelled():
+		return AskResponse{Status: Cancelled, Answer: res.Answer, Error: "cancelled"}
+	case errors.Is(res.Err, orchestrator.ErrMaxSteps):
+		return AskResponse{Status: MaxSteps, Answer: res.Answer, Error: res.Err.Error()}
+	}
+	return AskResponse{Status: Failed, Answer: res.Answer, Error: res.Err.Error()}
+}

@@ -28,6 +28,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -78,7 +79,9 @@ func run(n, rounds, asks int, node bool) error {
 		return err
 	}
 	defer model.Close()
-	os.Setenv("LLMMAN_HOST", model.Addr())
+	// The served mm and the local children read the scripted model's
+	// address from their environment.
+	env := append(os.Environ(), "LLMMAN_HOST="+model.Addr())
 	served := filepath.Join(dir, "served.yaml")
 	if err := os.WriteFile(served, []byte("model: llmman/served\nyolo: true\n"), 0o644); err != nil {
 		return err
@@ -89,7 +92,7 @@ func run(n, rounds, asks int, node bool) error {
 		return err
 	}
 	srv := exec.Command(bin, "-c", served, "-a2a", addr)
-	srv.Dir = dir
+	srv.Dir, srv.Env = dir, env
 	srvErr, _ := srv.StderrPipe()
 	if err := srv.Start(); err != nil {
 		return err
@@ -172,7 +175,9 @@ func run(n, rounds, asks int, node bool) error {
 	}
 
 	// One warm remote ask against one warm local ask.
-	sup := &agentproc.Supervisor{Bin: bin, Dir: dir}
+	sup := &agentproc.Supervisor{Bin: bin, Dir: dir, Env: func(depth int) []string {
+		return append(env[:len(env):len(env)], "MM_ASK_DEPTH="+strconv.Itoa(depth))
+	}}
 	defer sup.Close()
 	local := relay.AskRequest{Agent: "local", Config: served, Depth: 1, Prompt: "hello"}
 	if r := sup.Ask(context.Background(), local); r.Status != relay.Answered {

@@ -161,13 +161,12 @@ func measure(bins *runs.Binaries, rounds, n, warmup int) (result, error) {
 			return nil
 		}
 	}
-	// The in-process asks run in this process, whose environment the
-	// child inherits.
-	os.Setenv("LLMMAN_HOST", srv.Addr())
 	var warm, closing []time.Duration
 	var rss []int64
 	supervised := func() (time.Duration, error) {
-		sup := &agentproc.Supervisor{Bin: bins.MM, Dir: dir}
+		sup := &agentproc.Supervisor{Bin: bins.MM, Dir: dir, Env: func(depth int) []string {
+			return append(env[:len(env):len(env)], "MM_ASK_DEPTH="+strconv.Itoa(depth))
+		}}
 		closed := false
 		defer func() {
 			if !closed {

@@ -6,31 +6,31 @@ import (
 
 	"github.com/mm-agent/mm/internal/model"
 	"github.com/mm-agent/mm/orchestrator"
-	"github.com/mm-agent/mm/relay"
 )
 
-// askTool is ask_agent as the editor shows it. The orchestrator's events
-// name the asked agent (Event.Agent) but not the ask_agent call they belong
-// to, and two calls of one reply can ask the same agent at once; wrapping
-// the tool is how each asked agent's answer, tool calls and consent
-// questions reach the right call in the editor. The relay itself — preAsk,
-// the asked agent, postAsk — is relay.Tool's, unchanged.
-type askTool struct {
-	inner *relay.Tool
+// routedTool is a tool that shows things during its call (ask_agent: the
+// asked agent's answer, tool calls and consent questions), as the editor
+// shows it. The orchestrator's events name the asked agent they come from
+// (Event.Agent) but not the call they belong to, and two calls of one
+// reply can ask the same agent at once; wrapping the tool is how what it
+// shows reaches the right call in the editor. What the tool does is its
+// own, unchanged.
+type routedTool struct {
+	inner orchestrator.TurnTool
 	s     *session
 }
 
-func (t *askTool) Def() model.ToolDef { return t.inner.Def() }
+func (t *routedTool) Def() model.ToolDef { return t.inner.Def() }
 
-func (t *askTool) Run(ctx context.Context, input json.RawMessage) string {
+func (t *routedTool) Run(ctx context.Context, input json.RawMessage) string {
 	return t.inner.Run(ctx, input)
 }
 
-// RunInTurn routes what the relay shows: the asked agent's events (and
-// the relay's postAsk notice) go to the call's content in the editor; the
+// RunInTurn routes what the tool shows: an asked agent's events (and the
+// relay's postAsk notice) go to the call's content in the editor; the
 // asking agent's own events (preAsk and postAsk runs, a denial) go to the
 // turn as usual.
-func (t *askTool) RunInTurn(ctx context.Context, input json.RawMessage, turn orchestrator.Turn) string {
+func (t *routedTool) RunInTurn(ctx context.Context, input json.RawMessage, turn orchestrator.Turn) string {
 	v := t.s.view()
 	if v == nil { // not in a prompt of this session: nothing to route to
 		return t.inner.RunInTurn(ctx, input, turn)
@@ -49,4 +49,17 @@ func (t *askTool) RunInTurn(ctx context.Context, input json.RawMessage, turn orc
 	}
 	turn.Consent = &consent{s: t.s, parent: parent}
 	return t.inner.RunInTurn(ctx, input, turn)
+}
+
+// routed is tools with each that shows things during its call wrapped for
+// session s (routedTool).
+func routed(tools []orchestrator.Tool, s *session) []orchestrator.Tool {
+	out := make([]orchestrator.Tool, len(tools))
+	for i, t := range tools {
+		if tt, ok := t.(orchestrator.TurnTool); ok {
+			t = &routedTool{inner: tt, s: s}
+		}
+		out[i] = t
+	}
+	return out
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
-	"github.com/mm-agent/mm/agentproc"
+	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -25,8 +25,9 @@ type session struct {
 	srv *server
 	cwd string
 	mm  *orchestrator.Session
-	// sup runs the session's asked agents, in its directory.
-	sup *agentproc.Supervisor
+	// here is the agent working in the session's directory, whose asked
+	// agents' processes are the session's own.
+	here *frontend.App
 
 	// turnMu is held for the whole of a prompt: one turn at a time, and
 	// no load while one runs.
@@ -123,19 +124,19 @@ func (srv *server) loaded(id, cwd string) (*session, error) {
 // open opens the session file at path as session id working in cwd.
 func (srv *server) open(id, path, cwd string) (*session, error) {
 	s := &session{id: id, srv: srv, always: map[string]bool{}}
-	agent, sup, err := s.agentIn(cwd)
+	here, err := s.agentIn(cwd)
 	if err != nil {
 		return nil, err
 	}
+	// The session file is the connection's (closed when mm ends), not the
+	// directory's: a session/load in another cwd keeps it.
 	mm, err := srv.app.OpenSession(path)
 	if err != nil {
-		if sup != nil {
-			sup.Close()
-		}
+		here.Close()
 		return nil, err
 	}
-	mm.Agent = agent
-	s.mm, s.sup = mm, sup
+	mm.Agent = here.Agent
+	s.mm, s.here = mm, here
 	keepShown(s)
 	return s, nil
 }
@@ -143,40 +144,45 @@ func (srv *server) open(id, path, cwd string) (*session, error) {
 // moveTo makes cwd the directory of an open session, between turns; the
 // asked agents started in the old one are stopped.
 func (s *session) moveTo(cwd string) error {
-	agent, sup, err := s.agentIn(cwd)
+	here, err := s.agentIn(cwd)
 	if err != nil {
 		return err
 	}
 	s.close()
-	s.mm.Agent, s.sup = agent, sup
+	s.mm.Agent, s.here = here.Agent, here
 	return nil
 }
 
 // close stops the session's asked agents.
 func (s *session) close() {
-	if s.sup != nil {
-		s.sup.Close()
+	if s.here != nil {
+		s.here.Close()
 	}
 }
 
-// agentIn sets the session's directory, where its tools, hooks and asked
-// agents run, and returns the agent that works there.
-func (s *session) agentIn(cwd string) (*orchestrator.Agent, *agentproc.Supervisor, error) {
+// agentIn sets the session's directory and returns the agent that works
+// there: the reference runs hooks "in the session's folder … the cwd of the
+// editor's session in ACP", and the built-in tools, @path lines and asked
+// agents must work where the user is. It asks for consent through the
+// session, and what its tools show during a call lands under that call.
+func (s *session) agentIn(cwd string) (*frontend.App, error) {
 	if !filepath.IsAbs(cwd) {
-		return nil, nil, fmt.Errorf("cwd %q: ACP wants an absolute path", cwd)
+		return nil, fmt.Errorf("cwd %q: ACP wants an absolute path", cwd)
 	}
 	cwd = filepath.Clean(cwd)
 	if st, err := os.Stat(cwd); err != nil {
-		return nil, nil, fmt.Errorf("cwd: %w", err)
+		return nil, fmt.Errorf("cwd: %w", err)
 	} else if !st.IsDir() {
-		return nil, nil, fmt.Errorf("cwd %s: not a directory", cwd)
+		return nil, fmt.Errorf("cwd %s: not a directory", cwd)
 	}
-	agent, sup, err := agentFor(s.srv.app, cwd, s)
+	here, err := s.srv.app.In(cwd)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	here.SetConsent(&consent{s: s})
+	here.Agent.Tools = routed(here.Agent.Tools, s)
 	s.cwd = cwd
-	return agent, sup, nil
+	return here, nil
 }
 
 // Cancel cancels the session's running turn. The connection has already

@@ -80,12 +80,18 @@ func Run(ctx context.Context, args []string, io *IOStreams) int {
 		}
 		return ee.code
 	}
+	fmt.Fprintln(io.Err, userMessage(err))
+	return exitFailure
+}
+
+// userMessage is err as the user reads it: "mm: " and the error, unless
+// it is one of the contract's bracketed messages ("[config error: …]").
+func userMessage(err error) string {
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "[") {
 		msg = "mm: " + msg
 	}
-	fmt.Fprintln(io.Err, msg)
-	return exitFailure
+	return msg
 }
 
 // longOneDash are the long flags the references write with one dash

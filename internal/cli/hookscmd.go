@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/agent"
 	"github.com/mm-agent/mm/internal/hookadapt"
 	"github.com/mm-agent/mm/internal/tools"
 	"github.com/mm-agent/mm/orchestrator"
@@ -222,11 +224,19 @@ or relay, 1 a hook failed under onError: fail (or bad usage).`,
 }
 
 func (o *hooksTestOptions) run(ctx context.Context, ios *IOStreams, cfg *config.Config, event hooks.Event) error {
-	depth := o.depth
-	if !o.depthSet {
-		fmt.Sscan(os.Getenv("MM_ASK_DEPTH"), &depth)
+	environ := os.Environ()
+	if o.depthSet {
+		// --depth says the depth: an inherited MM_ASK_DEPTH does not count.
+		environ = slices.DeleteFunc(environ, func(kv string) bool { return strings.HasPrefix(kv, agent.DepthVar+"=") })
 	}
-	depth = max(depth, 0)
+	env, err := agent.ReadEnv(environ, executable())
+	if err != nil {
+		return &exitError{exitFailure, "mm: " + err.Error()}
+	}
+	depth := env.Depth
+	if o.depthSet {
+		depth = max(o.depth, 0)
+	}
 	in, target, err := o.buildInput(ios, cfg, event, depth)
 	if err != nil {
 		return &exitError{exitFailure, "mm: " + err.Error()}
@@ -235,14 +245,7 @@ func (o *hooksTestOptions) run(ctx context.Context, ios *IOStreams, cfg *config.
 	if err != nil {
 		return err
 	}
-	if bin, err := os.Executable(); err == nil {
-		os.Setenv("MM_BIN", bin)
-	}
-	if cfg.File != "" {
-		os.Setenv("MM_CONFIG", cfg.File)
-	}
-	os.Setenv("MM_ASK_DEPTH", fmt.Sprint(depth))
-	runner := &hooks.Runner{Hooks: cfg.Hooks, Cwd: wd, Model: cfg.Model, Depth: depth}
+	runner := &hooks.Runner{Hooks: cfg.Hooks, Cwd: wd, Model: cfg.Model, Depth: depth, Env: env.For(cfg.File, depth)}
 	res := runner.Run(ctx, in, target)
 	in = runner.Complete(in)
 

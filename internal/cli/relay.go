@@ -14,6 +14,7 @@ import (
 	"github.com/mm-agent/mm/agentproc"
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/agent"
 	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/orchestrator"
@@ -165,30 +166,35 @@ func newCmdServeAgent(ios *IOStreams, opts *rootOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Nothing may reach stdout before the handshake: problems are
 			// reported to the asking agent as failed asks.
-			var impl agentproc.Agent
-			cfg, err := config.Load(opts.configPath)
-			var a *app
-			if err == nil {
-				a, err = newApp(cfg, &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: ios.Err})
-			}
+			built, err := serveAgent(ios, opts)
 			if err != nil {
-				impl = brokenAgent(err.Error())
-				agentproc.Serve(impl, func() {})
+				agentproc.Serve(brokenAgent(userMessage(err)), func() {})
 				return nil
 			}
-			agentproc.Serve(&servedAgent{app: a}, a.close)
+			agentproc.Serve(servedAgent{built}, built.Close)
 			return nil
 		},
 	}
 }
 
-// servedAgent runs one fresh turn of its agent per ask.
-type servedAgent struct{ app *app }
+// serveAgent builds the agent an asked agent's process serves.
+func serveAgent(ios *IOStreams, opts *rootOptions) (*agent.Agent, error) {
+	env, err := agent.ReadEnv(os.Environ(), executable())
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(opts.configPath)
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(cfg, agent.Options{Env: env, MCP: true, Version: Version, Notices: ios.Err})
+}
 
-func (s *servedAgent) Ask(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse {
-	agent := *s.app.Agent
-	agent.Consent = consent
-	return turnResponse(orchestrator.NewSession(&agent).Generate(ctx, prompt, show))
+// servedAgent runs one fresh turn of its agent per ask.
+type servedAgent struct{ *agent.Agent }
+
+func (s servedAgent) Ask(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse {
+	return s.Turn(ctx, prompt, show, consent)
 }
 
 // brokenAgent fails every ask with the reason the agent could not start

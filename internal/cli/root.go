@@ -6,25 +6,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/mm-agent/mm/agentproc"
 	"github.com/mm-agent/mm/config"
-	"github.com/mm-agent/mm/hooks"
 	"github.com/mm-agent/mm/internal/acp"
-	"github.com/mm-agent/mm/internal/attach"
+	"github.com/mm-agent/mm/internal/agent"
 	"github.com/mm-agent/mm/internal/frontend"
-	"github.com/mm-agent/mm/internal/mcptools"
 	"github.com/mm-agent/mm/internal/model"
-	"github.com/mm-agent/mm/internal/sandbox"
 	"github.com/mm-agent/mm/internal/sessionfile"
-	"github.com/mm-agent/mm/internal/tools"
 	"github.com/mm-agent/mm/internal/tui"
 	"github.com/mm-agent/mm/orchestrator"
-	"github.com/mm-agent/mm/relay"
 )
 
 type rootOptions struct {
@@ -66,18 +57,17 @@ func (o *rootOptions) run(ctx context.Context) error {
 	case o.promptSet && o.prompt != "-" && strings.TrimSpace(o.prompt) == "":
 		return &exitError{exitFailure, errEmptyPrompt}
 	}
+	env, err := agent.ReadEnv(os.Environ(), executable())
+	if err != nil {
+		return &exitError{exitFailure, "mm: " + err.Error()}
+	}
 	cfg, err := o.loadConfig()
 	if err != nil {
 		return err
 	}
-	if asking {
-		// --ask runs no turn of this agent: its MCP servers' tools would
-		// never be offered, so they are not started.
-		cfg.MCPServers = nil
-	}
 	// The session file is opened (locked, checked) before anything starts,
 	// so a file that is refused is refused before anything else happens.
-	var opened *openedSession
+	var opened *agent.Opened
 	if o.session != "" && !asking && !o.acp {
 		f, history, err := sessionfile.Open(o.session)
 		if err != nil {
@@ -86,21 +76,22 @@ func (o *rootOptions) run(ctx context.Context) error {
 		if d := f.Dropped(); d != nil {
 			fmt.Fprintln(o.io.Err, "mm: "+d.String())
 		}
-		opened = &openedSession{path: o.session, f: f, history: history}
+		opened = &agent.Opened{Path: o.session, File: f, History: history}
 	}
-	app, err := newApp(cfg, o.io)
+	built, err := agent.New(cfg, agent.Options{
+		Env: env, Version: Version, Notices: o.io.Err, Session: opened,
+		// --ask runs no turn of this agent: its MCP servers' tools would
+		// never be offered, so they are not started.
+		MCP: !asking,
+	})
 	if err != nil {
 		if opened != nil {
-			opened.f.Close()
+			opened.File.Close()
 		}
 		return err
 	}
-	defer app.close()
-	app.sessionPath = o.session
-	if opened != nil {
-		app.opened = opened
-		app.files = append(app.files, opened.f)
-	}
+	defer built.Close()
+	app := &app{App: built.App, built: built, io: o.io, sessionPath: o.session}
 	switch {
 	case o.tui:
 		err := tui.Run(ctx, app.App, tui.Options{In: o.io.In, Out: o.io.Out, Err: o.io.Err, Color: o.io.Color, Session: o.session})
@@ -154,8 +145,8 @@ func (o *rootOptions) boolFlagValue(arg string) string {
 	return ""
 }
 
-// loadConfig finds and loads the config, applies the flags that override
-// it, and sets the environment every process mm starts inherits.
+// loadConfig finds and loads the config and applies the flags that
+// override it.
 func (o *rootOptions) loadConfig() (*config.Config, error) {
 	path := o.configPath
 	if path == "" {
@@ -189,167 +180,20 @@ func (o *rootOptions) loadConfig() (*config.Config, error) {
 	return cfg, nil
 }
 
-// app is one agent as the front ends drive it, with what this process
-// owns for it: the asked agents' processes, the audit log, MCP servers.
+// app is one agent as the command line's front ends drive it.
 type app struct {
 	*frontend.App
+	built *agent.Agent
 	io    *IOStreams
-	depth int
 	// sessionPath is --session: the session file line mode and -p use.
 	sessionPath string
-
-	supervisor *agentproc.Supervisor
-	hooksLog   *hooks.Log
-	mcp        *mcptools.Servers
-	files      []*sessionfile.File
-	// opened is the --session file, opened at start for the first
-	// OpenSession of its path.
-	opened *openedSession
 }
 
-// openedSession is a session file opened and its history.
-type openedSession struct {
-	path    string
-	f       *sessionfile.File
-	history []model.Message
-}
-
-// openSession starts a session kept in the session file at path (loaded
-// when it exists); "" keeps it in memory.
-func (a *app) openSession(path string) (*orchestrator.Session, error) {
-	s := orchestrator.NewSession(a.Agent)
-	if path == "" {
-		return s, nil
-	}
-	if o := a.opened; o != nil && o.path == path {
-		a.opened = nil
-		s.History, s.Store = o.history, o.f
-		return s, nil
-	}
-	f, history, err := sessionfile.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("session file: %w", err)
-	}
-	if d := f.Dropped(); d != nil {
-		fmt.Fprintln(a.io.Err, "mm: "+d.String())
-	}
-	a.files = append(a.files, f)
-	s.History, s.Store = history, f
-	return s, nil
-}
-
-// close stops the asked agents' processes.
-func (a *app) close() {
-	if a.supervisor != nil {
-		a.supervisor.Close()
-	}
-	if a.hooksLog != nil {
-		a.hooksLog.Close()
-	}
-	if a.mcp != nil {
-		a.mcp.Close()
-	}
-	for _, f := range a.files {
-		f.Close()
-	}
-}
-
-// newApp builds the agent of cfg: its model client, tools and hooks, and
-// sets MM_BIN, MM_CONFIG and MM_ASK_DEPTH for every process it starts.
-func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
-	ep, err := cfg.Resolve(cfg.Model)
-	if err != nil {
-		return nil, &exitError{exitFailure, (&config.Error{Path: cfg.Path, Msg: err.Error()}).Error()}
-	}
-	if ep.APIKeyMissing {
-		fmt.Fprintln(io.Err, apiKeyWarning(ep))
-	}
-	depth, _ := strconv.Atoi(os.Getenv("MM_ASK_DEPTH"))
-	if bin, err := os.Executable(); err == nil {
-		os.Setenv("MM_BIN", bin)
-	}
-	if cfg.File != "" {
-		os.Setenv("MM_CONFIG", cfg.File)
-	} else {
-		os.Unsetenv("MM_CONFIG")
-	}
-	os.Setenv("MM_ASK_DEPTH", strconv.Itoa(depth))
-
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	wd, _ = filepath.Abs(wd)
-	// The sandbox is checked before anything starts: one asked for and
-	// not working stops mm here, before any hook, server or tool runs.
-	box, err := sandbox.New(context.Background(), cfg.Sandbox, wd)
-	if err != nil {
-		return nil, &exitError{exitFailure, "mm: " + err.Error()}
-	}
-	builtin, err := tools.Sandboxed(cfg.Tools, wd, box)
-	if err != nil {
-		return nil, &exitError{exitFailure, (&config.Error{Path: cfg.Path, Msg: "tools: " + err.Error()}).Error()}
-	}
-	ts := make([]orchestrator.Tool, len(builtin))
-	for i, t := range builtin {
-		ts[i] = t
-	}
-	a := &app{App: &frontend.App{Config: cfg, Dir: wd, Sandbox: box}, io: io, depth: depth}
-	if len(cfg.MCPServers) > 0 {
-		a.mcp = mcptools.Start(context.Background(), cfg.MCPServers, wd, Version, func(msg string) { fmt.Fprintln(io.Err, msg) })
-		for _, t := range a.mcp.Tools() {
-			ts = append(ts, t)
-		}
-	}
-	if len(cfg.MMConfigs) > 0 {
-		bin, _ := os.Executable()
-		a.supervisor = &agentproc.Supervisor{Bin: bin, Dir: wd, Stderr: io.Err}
-		a.Relay = &relay.Relay{
-			Agents: cfg.MMConfigs, Asker: askers(cfg, a.supervisor),
-			Depth: depth, MaxDepth: cfg.MaxAskDepth,
-		}
-		ts = append(ts, &relay.Tool{Relay: a.Relay})
-	}
-	a.Banner = banner(cfg)
-	a.OpenSession = a.openSession
-	a.Agent = &orchestrator.Agent{
-		Model: &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint,
-			Provider: ep.Provider, APIKeyEnv: ep.APIKeyEnv, IdleTimeout: ep.IdleTimeout},
-		ModelRef:      cfg.Model,
-		Name:          ep.Model,
-		System:        cfg.System,
-		Tools:         ts,
-		Yolo:          cfg.Yolo,
-		MaxSteps:      cfg.MaxSteps,
-		Parallel:      8,
-		Hooks:         &hooks.Runner{Hooks: cfg.Hooks, Cwd: wd, Model: cfg.Model, Depth: depth},
-		ContextBudget: cfg.ContextBudget,
-	}
-	skills := attach.SkillsIn(filepath.Join(cfg.Dir, "skills"))
-	for name, path := range cfg.Skills {
-		skills[name] = path
-	}
-	a.Agent.Expand = (&attach.Expander{Dir: wd, Skills: skills}).Expand
-	if cfg.StructuredOutput != nil {
-		a.Agent.Structured = cfg.StructuredOutput
-	}
-	if a.Relay != nil {
-		a.Relay.Hooks = a.Agent.Hooks
-	}
-	if cfg.HooksLog != "" {
-		log, err := hooks.OpenLog(cfg.HooksLog)
-		if err != nil {
-			return nil, &exitError{exitFailure, (&config.Error{Path: cfg.Path, Msg: "hooksLog: " + err.Error()}).Error()}
-		}
-		a.hooksLog = log
-		var once sync.Once
-		a.Agent.Hooks.Observe = func(run hooks.Run) {
-			if err := log.Write(run, depth); err != nil {
-				once.Do(func() { fmt.Fprintln(io.Err, "mm: hooksLog: "+err.Error()) })
-			}
-		}
-	}
-	return a, nil
+// executable is the running mm, for MM_BIN and the asked agents'
+// processes; "" when it cannot be found.
+func executable() string {
+	bin, _ := os.Executable()
+	return bin
 }
 
 // once is -p: one turn, then exit (1 when it failed, 130 when interrupted).
@@ -387,12 +231,6 @@ func (a *app) once(ctx context.Context, prompt string) error {
 		return &exitError{code: exitFailure}
 	}
 	return err
-}
-
-// apiKeyWarning is the start-up warning of a provider whose apiKeyEnv
-// names a variable that is not set.
-func apiKeyWarning(ep config.Endpoint) string {
-	return fmt.Sprintf("mm: warning: %s is not set (apiKeyEnv of provider %s): requests to %s go without an API key", ep.APIKeyEnv, ep.Provider, ep.BaseURL)
 }
 
 // defaultsNotes are the lines that follow the error of a turn when mm ran
@@ -454,40 +292,4 @@ func turnError(res orchestrator.TurnResult) error {
 		return &exitError{exitFailure, "mm: " + res.Err.Error()}
 	}
 	return &exitError{exitFailure, res.Err.Error()}
-}
-
-// banner is the start-up line of line mode and the window.
-func banner(cfg *config.Config) string {
-	path := cfg.Path
-	if path == "" {
-		path = "none (built-in defaults)"
-	}
-	yolo := "off"
-	if cfg.Yolo {
-		yolo = "on"
-	}
-	name := ""
-	if cfg.Name != "" {
-		name = " | agent: " + cfg.Name
-	}
-	sandboxed := ""
-	if m := cfg.Sandbox.Mode; m != sandbox.Off && m != "" {
-		sandboxed = " | sandbox: " + string(m)
-	}
-	return fmt.Sprintf("mm %s%s | config: %s | model: %s | yolo: %s%s%s", Version, name, path, cfg.Model, yolo, hooksSuffix(cfg.Hooks), sandboxed)
-}
-
-// hooksSuffix is the banner's " | hooks: <event>×<count> …" part, "" when
-// no hook is declared.
-func hooksSuffix(s hooks.Set) string {
-	var parts []string
-	for _, e := range hooks.Events {
-		if n := len(s[e]); n > 0 {
-			parts = append(parts, fmt.Sprintf("%s×%d", e, n))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " | hooks: " + strings.Join(parts, " ")
 }

@@ -11,12 +11,15 @@ import (
 	"strings"
 
 	"github.com/mm-agent/mm/config"
-	"github.com/mm-agent/mm/internal/sandbox"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
 
-// App is one agent as a front end drives it.
+// App is one agent as a front end drives it. It is built by
+// internal/agent, the one place where an agent is put together from its
+// config; a front end knows agents only through App and the orchestrator's
+// interfaces, never the types behind them (child processes, remote
+// agents, MCP servers).
 type App struct {
 	Config *config.Config
 	Agent  *orchestrator.Agent
@@ -26,13 +29,17 @@ type App struct {
 	Banner string
 	// Dir is the session's directory.
 	Dir string
-	// Sandbox is the agent's sandbox, checked at start; nil for none. A
-	// front end that builds the tools anew for another directory (the
-	// editor's sessions) builds them under it.
-	Sandbox *sandbox.Sandbox
 	// OpenSession starts a session whose history is kept in the session
 	// file at path (loaded if it exists); "" keeps it in memory only.
 	OpenSession func(path string) (*orchestrator.Session, error)
+	// In is the same agent working in dir (an editor session's cwd): its
+	// tools, hooks, @path lines and asked agents work there; the model
+	// client and the MCP servers are shared. What it starts ends with its
+	// Close, not with this one's.
+	In func(dir string) (*App, error)
+	// Close ends everything the agent started: asked agents' processes,
+	// MCP servers, remote connections, the hooks log, session files.
+	Close func()
 }
 
 // SetConsent makes c the way the agent, and the agents it asks, put

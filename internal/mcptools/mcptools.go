@@ -48,9 +48,10 @@ type Tool struct {
 }
 
 // Start starts every server of servers at once (commands run in dir unless
-// they give their own cwd) and lists their tools. A server that fails is
-// reported through warn and left out.
-func Start(ctx context.Context, servers map[string]config.MCPServer, dir, version string, warn func(string)) *Servers {
+// they give their own cwd, with env and their own env: entries; nil env is
+// mm's own) and lists their tools. A server that fails is reported through
+// warn and left out.
+func Start(ctx context.Context, servers map[string]config.MCPServer, dir string, env []string, version string, warn func(string)) *Servers {
 	s := &Servers{sessions: map[string]*mcp.ClientSession{}}
 	names := make([]string, 0, len(servers))
 	for n := range servers {
@@ -61,7 +62,7 @@ func Start(ctx context.Context, servers map[string]config.MCPServer, dir, versio
 	var g errgroup.Group
 	for i, name := range names {
 		g.Go(func() error {
-			ts, err := s.start(ctx, name, servers[name], dir, version)
+			ts, err := s.start(ctx, name, servers[name], dir, env, version)
 			if err != nil {
 				warn(fmt.Sprintf("mm: MCP server %q did not start: %v; going on without its tools", name, err))
 				return nil
@@ -77,7 +78,7 @@ func Start(ctx context.Context, servers map[string]config.MCPServer, dir, versio
 	return s
 }
 
-func (s *Servers) start(ctx context.Context, name string, cfg config.MCPServer, dir, version string) ([]*Tool, error) {
+func (s *Servers) start(ctx context.Context, name string, cfg config.MCPServer, dir string, env []string, version string) ([]*Tool, error) {
 	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
 	defer cancel()
 	var transport mcp.Transport
@@ -88,7 +89,10 @@ func (s *Servers) start(ctx context.Context, name string, cfg config.MCPServer, 
 		if cfg.Cwd != "" {
 			cmd.Dir = cfg.Cwd
 		}
-		cmd.Env = os.Environ()
+		if env == nil {
+			env = os.Environ()
+		}
+		cmd.Env = append([]string(nil), env...)
 		for k, v := range cfg.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}

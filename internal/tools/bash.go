@@ -32,6 +32,7 @@ const drainWait = 2 * time.Second
 type bashTool struct {
 	dir string
 	box *sandbox.Sandbox // nil: no sandbox
+	env []string         // nil: mm's own
 }
 
 func (t *bashTool) Def() model.ToolDef {
@@ -69,7 +70,7 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) string {
 	t.box.Wrap(cmd)
 	cmd.Stdout = w // one *os.File for both: interleaved in the order written
 	cmd.Stderr = w
-	cmd.Env = envFrom(ctx) // nil: mm's own
+	cmd.Env = t.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		killGroup(cmd.Process.Pid)

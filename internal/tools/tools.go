@@ -26,16 +26,22 @@ type Tool interface {
 // Names lists the built-in tools in their default order.
 var Names = []string{"bash", "read_file", "write_file", "edit_file"}
 
-// Builtin returns the tools named in names (nil means all of them, in the
-// order of Names; an empty list, none), each working in dir, the session's
-// absolute directory.
-func Builtin(names []string, dir string) ([]Tool, error) {
-	return Sandboxed(names, dir, nil)
+// Config is where and how the built-in tools work.
+type Config struct {
+	// Dir is the session's absolute directory: bash runs there, relative
+	// paths are relative to it.
+	Dir string
+	// Sandbox, when not nil, holds the tools: bash runs inside it,
+	// write_file and edit_file write only where it lets them.
+	Sandbox *sandbox.Sandbox
+	// Env is the environment of the commands bash runs (MM_BIN, MM_CONFIG
+	// and MM_ASK_DEPTH included); nil is mm's own.
+	Env []string
 }
 
-// Sandboxed is Builtin under box: bash runs inside it, write_file and
-// edit_file write only where it lets them. A nil box is no sandbox.
-func Sandboxed(names []string, dir string, box *sandbox.Sandbox) ([]Tool, error) {
+// New returns the tools named in names (nil means all of them, in the
+// order of Names; an empty list, none), working as c says.
+func New(names []string, c Config) ([]Tool, error) {
 	if names == nil {
 		names = Names
 	}
@@ -43,18 +49,29 @@ func Sandboxed(names []string, dir string, box *sandbox.Sandbox) ([]Tool, error)
 	for _, n := range names {
 		switch n {
 		case "bash":
-			out = append(out, &bashTool{dir: dir, box: box})
+			out = append(out, &bashTool{dir: c.Dir, box: c.Sandbox, env: c.Env})
 		case "read_file":
-			out = append(out, &readTool{dir: dir})
+			out = append(out, &readTool{dir: c.Dir})
 		case "write_file":
-			out = append(out, &writeTool{dir: dir, box: box.Files(dir)})
+			out = append(out, &writeTool{dir: c.Dir, box: c.Sandbox.Files(c.Dir)})
 		case "edit_file":
-			out = append(out, &editTool{dir: dir, box: box.Files(dir)})
+			out = append(out, &editTool{dir: c.Dir, box: c.Sandbox.Files(c.Dir)})
 		default:
 			return nil, fmt.Errorf("unknown tool %q (want one of %s)", n, strings.Join(Names, ", "))
 		}
 	}
 	return out, nil
+}
+
+// Builtin returns the tools named in names, each working in dir, with no
+// sandbox and mm's own environment.
+func Builtin(names []string, dir string) ([]Tool, error) {
+	return New(names, Config{Dir: dir})
+}
+
+// Sandboxed is Builtin under box (nil: no sandbox).
+func Sandboxed(names []string, dir string, box *sandbox.Sandbox) ([]Tool, error) {
+	return New(names, Config{Dir: dir, Sandbox: box})
 }
 
 // unwrap undoes a mistake small models make: sending the arguments object

@@ -1,0 +1,405 @@
+// Package agent is the one place where an mm agent is put together from
+// its config: the model client, the tools (built-in, MCP, ask_agent), the
+// hooks runner and its audit log, the relay and what answers it (a child
+// process per local agent, an A2A connection per remote one), the sandbox,
+// the session files. Every front end — line mode, -p, --ask, the window,
+// the editor, an asked agent's process (mm __agent) and a served agent
+// (mm -a2a) — gets its agent from New, so a new part of an agent (a
+// sandbox, an event stream) is added here once and reaches all of them.
+//
+// New returns an Agent: what front ends drive (a frontend.App: the
+// orchestrator's agent, its relay, its banner, a way to open a session)
+// and Close, which ends everything the agent started. Two variants of an
+// agent are built from the same parts: In, the agent working in another
+// directory (an editor session's cwd), and At, the agent asked at another
+// depth (a task of mm -a2a).
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/mm-agent/mm/agentproc"
+	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/attach"
+	"github.com/mm-agent/mm/internal/frontend"
+	"github.com/mm-agent/mm/internal/mcptools"
+	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/internal/sandbox"
+	"github.com/mm-agent/mm/internal/sessionfile"
+	"github.com/mm-agent/mm/internal/tools"
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
+	"github.com/mm-agent/mm/remote"
+)
+
+// Options are what an agent needs besides its config.
+type Options struct {
+	// Dir is the session's directory, absolute: where tools, hooks, @path
+	// lines and asked agents work. "" is the working directory.
+	Dir string
+	// Env is the environment mm inherited (ReadEnv): the agent's relay
+	// depth, the mm binary asked agents start from, and what every process
+	// the agent starts inherits.
+	Env Env
+	// MCP starts the config's MCP servers. mm --ask runs no turn of its
+	// agent, so their tools would never be offered: it does not start them.
+	MCP bool
+	// Version is mm's, for the banner and the MCP servers' client info.
+	Version string
+	// Notices gets the lines the user reads about the agent itself: a
+	// missing API key, an MCP server that did not start, a session file's
+	// dropped turn, a hooks log that cannot be written, an asked agent's
+	// stray stderr. nil discards them.
+	Notices io.Writer
+	// Session is a session file opened before the agent was built (so that
+	// one it refuses is refused before anything starts): the first
+	// OpenSession of its path uses it.
+	Session *Opened
+}
+
+// Opened is a session file opened and the history read from it.
+type Opened struct {
+	Path    string
+	File    *sessionfile.File
+	History []model.Message
+}
+
+// Agent is an agent built from its config, with what it started.
+type Agent struct {
+	// App is the agent as front ends drive it.
+	*frontend.App
+
+	parts *parts
+	dir   string
+	depth int
+	// sup runs the asked agents of this directory; nil without local ones.
+	sup *agentproc.Supervisor
+	// owner: this Agent started parts (New), and Close ends them; shared:
+	// sup is another Agent's (At).
+	owner, shared bool
+}
+
+// parts are what every variant of an agent shares: started once, ended by
+// the Agent New returned.
+type parts struct {
+	cfg     *config.Config
+	opts    Options
+	model   orchestrator.Model
+	box     *sandbox.Sandbox
+	mcp     *mcptools.Servers
+	remote  map[string]relay.Asker // the remote agents of mmConfigs, by name
+	log     *hooks.Log             // hooksLog; nil for none
+	notices io.Writer
+
+	mu     sync.Mutex
+	files  []*sessionfile.File
+	opened *Opened
+}
+
+// New builds cfg's agent. Its errors are the user's to read as they are: a
+// config error names the file and the key ("[config error: …]"); a
+// sandbox that cannot be set up says what is missing. Nothing is left
+// running when it fails.
+func New(cfg *config.Config, opts Options) (*Agent, error) {
+	ep, err := cfg.Resolve(cfg.Model)
+	if err != nil {
+		return nil, &config.Error{Path: cfg.Path, Msg: err.Error()}
+	}
+	notices := opts.Notices
+	if notices == nil {
+		notices = io.Discard
+	}
+	if ep.APIKeyMissing {
+		fmt.Fprintln(notices, apiKeyWarning(ep))
+	}
+	dir := opts.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	dir, _ = filepath.Abs(dir)
+	// The sandbox is checked before anything starts: one asked for and
+	// not working stops mm here, before any hook, server or tool runs.
+	box, err := sandbox.New(context.Background(), cfg.Sandbox, dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tools.Sandboxed(cfg.Tools, dir, box); err != nil {
+		return nil, &config.Error{Path: cfg.Path, Msg: "tools: " + err.Error()}
+	}
+	p := &parts{
+		cfg: cfg, opts: opts, box: box, notices: notices, opened: opts.Session,
+		model: &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint,
+			Provider: ep.Provider, APIKeyEnv: ep.APIKeyEnv, IdleTimeout: ep.IdleTimeout},
+	}
+	if opts.MCP && len(cfg.MCPServers) > 0 {
+		p.mcp = mcptools.Start(context.Background(), cfg.MCPServers, dir, opts.Env.For(cfg.File, opts.Env.Depth), opts.Version, func(msg string) { fmt.Fprintln(notices, msg) })
+	}
+	if len(cfg.RemoteAgents) > 0 {
+		p.remote = map[string]relay.Asker{}
+		for name, ra := range cfg.RemoteAgents {
+			a := &remote.Agent{Name: name, URL: ra.URL, TokenEnv: ra.TokenEnv, IdleTimeout: ra.IdleTimeout}
+			if ra.TokenEnv != "" {
+				a.Token = os.Getenv(ra.TokenEnv)
+			}
+			p.remote[name] = a
+		}
+	}
+	if cfg.HooksLog != "" {
+		log, err := hooks.OpenLog(cfg.HooksLog)
+		if err != nil {
+			p.close()
+			return nil, &config.Error{Path: cfg.Path, Msg: "hooksLog: " + err.Error()}
+		}
+		p.log = log
+	}
+	a := &Agent{parts: p, dir: dir, depth: opts.Env.Depth, owner: true}
+	a.assemble(nil)
+	return a, nil
+}
+
+// In is the agent working in dir, an editor session's cwd (the reference
+// runs hooks "in the session's folder … the cwd of the editor's session
+// in ACP"): its built-in tools, hooks, @path lines and asked agents work
+// there. It shares the model client, the MCP servers (started once, in
+// mm's directory), the remote agents and the session files with a; the
+// asked agents' processes it starts are its own, ended by its Close.
+func (a *Agent) In(dir string) (*Agent, error) {
+	dir = filepath.Clean(dir)
+	if _, err := tools.Sandboxed(a.parts.cfg.Tools, dir, a.parts.box); err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	b := &Agent{parts: a.parts, dir: dir, depth: a.depth}
+	b.assemble(nil)
+	return b, nil
+}
+
+// At is the agent asked at depth (a task of mm -a2a, whose tasks come at
+// different depths at once), its consent questions put through c: its
+// hooks see asked.depth, its relays count from it, and what it starts —
+// hooks, commands, children — reads it in MM_ASK_DEPTH. It shares
+// everything with a, the asked agents' processes included; it has
+// nothing of its own to close.
+func (a *Agent) At(depth int, c orchestrator.Consent) *Agent {
+	b := &Agent{parts: a.parts, dir: a.dir, depth: depth, shared: true}
+	b.assemble(a.sup)
+	b.SetConsent(c)
+	return b
+}
+
+// Turn runs one fresh turn of the agent (an ask: no history), its consent
+// questions put through c, and says how it ended as the asking side reads
+// it. It is what an asked agent's process and a served agent answer with.
+func (a *Agent) Turn(ctx context.Context, prompt string, show func(orchestrator.Event), c orchestrator.Consent) relay.AskResponse {
+	agent := *a.Agent
+	agent.Consent = c
+	return relay.FromTurn(orchestrator.NewSession(&agent).Generate(ctx, prompt, show))
+}
+
+// assemble builds the orchestrator's agent and the relay for a's directory
+// and depth from the shared parts; sup, when not nil, runs the asked
+// agents (else a supervisor of a's own is made).
+func (a *Agent) assemble(sup *agentproc.Supervisor) {
+	p, cfg := a.parts, a.parts.cfg
+	env := p.opts.Env.For(cfg.File, a.depth)
+	builtin, _ := tools.New(cfg.Tools, tools.Config{Dir: a.dir, Sandbox: p.box, Env: env}) // checked by New and In
+	ts := make([]orchestrator.Tool, 0, len(builtin)+1)
+	for _, t := range builtin {
+		ts = append(ts, t)
+	}
+	if p.mcp != nil {
+		for _, t := range p.mcp.Tools() {
+			ts = append(ts, t)
+		}
+	}
+	runner := &hooks.Runner{Hooks: cfg.Hooks, Cwd: a.dir, Model: cfg.Model, Depth: a.depth, Env: env}
+	if p.log != nil {
+		log, depth := p.log, a.depth
+		var once sync.Once
+		runner.Observe = func(run hooks.Run) {
+			if err := log.Write(run, depth); err != nil {
+				once.Do(func() { fmt.Fprintln(p.notices, "mm: hooksLog: "+err.Error()) })
+			}
+		}
+	}
+	app := &frontend.App{Config: cfg, Dir: a.dir, Banner: Banner(cfg, p.opts.Version)}
+	if len(cfg.MMConfigs) > 0 {
+		if sup == nil && len(cfg.RemoteAgents) < len(cfg.MMConfigs) {
+			sup = &agentproc.Supervisor{
+				Bin: p.opts.Env.Bin, Dir: a.dir, Stderr: p.notices,
+				Env: func(depth int) []string { return p.opts.Env.For(cfg.File, depth) },
+			}
+		}
+		a.sup = sup
+		app.Relay = &relay.Relay{
+			Agents: cfg.MMConfigs, Asker: p.asker(sup), Hooks: runner,
+			Depth: a.depth, MaxDepth: cfg.MaxAskDepth,
+		}
+		ts = append(ts, &relay.Tool{Relay: app.Relay})
+	}
+	app.Agent = &orchestrator.Agent{
+		Model:         p.model,
+		ModelRef:      cfg.Model,
+		Name:          modelName(cfg),
+		System:        cfg.System,
+		Tools:         ts,
+		Yolo:          cfg.Yolo,
+		MaxSteps:      cfg.MaxSteps,
+		Parallel:      8,
+		Hooks:         runner,
+		ContextBudget: cfg.ContextBudget,
+		Expand:        (&attach.Expander{Dir: a.dir, Skills: skills(cfg)}).Expand,
+	}
+	if cfg.StructuredOutput != nil {
+		app.Agent.Structured = cfg.StructuredOutput
+	}
+	app.OpenSession = a.openSession
+	app.In = func(dir string) (*frontend.App, error) {
+		b, err := a.In(dir)
+		if err != nil {
+			return nil, err
+		}
+		return b.App, nil
+	}
+	app.Close = a.Close
+	a.App = app
+}
+
+// modelName is the model's name on the wire (Resolve succeeded in New).
+func modelName(cfg *config.Config) string {
+	ep, _ := cfg.Resolve(cfg.Model)
+	return ep.Model
+}
+
+// asker answers the relay: each remote agent over A2A, the others as
+// child processes of sup.
+func (p *parts) asker(sup *agentproc.Supervisor) relay.Asker {
+	var local relay.Asker
+	if sup != nil {
+		local = sup
+	}
+	if len(p.remote) == 0 {
+		return local
+	}
+	return &relay.Router{ByAgent: p.remote, Default: local}
+}
+
+// skills are the config's skills: the skills/ folder next to the config,
+// then the config's skills: entries.
+func skills(cfg *config.Config) map[string]string {
+	out := attach.SkillsIn(filepath.Join(cfg.Dir, "skills"))
+	for name, path := range cfg.Skills {
+		out[name] = path
+	}
+	return out
+}
+
+// openSession starts a session kept in the session file at path (loaded
+// when it exists); "" keeps it in memory. The files are closed with the
+// agent that New returned.
+func (a *Agent) openSession(path string) (*orchestrator.Session, error) {
+	s := orchestrator.NewSession(a.Agent)
+	p := a.parts
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if o := p.opened; o != nil && o.Path == path {
+		p.opened = nil
+		p.files = append(p.files, o.File)
+		s.History, s.Store = o.History, o.File
+		return s, nil
+	}
+	if path == "" {
+		return s, nil
+	}
+	f, history, err := sessionfile.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("session file: %w", err)
+	}
+	if d := f.Dropped(); d != nil {
+		fmt.Fprintln(p.notices, "mm: "+d.String())
+	}
+	p.files = append(p.files, f)
+	s.History, s.Store = history, f
+	return s, nil
+}
+
+// Close ends what the agent started: its asked agents' processes and,
+// for the agent New returned, the MCP servers, the hooks log and the
+// session files. It is safe to call more than once.
+func (a *Agent) Close() {
+	if a.sup != nil && !a.shared {
+		a.sup.Close()
+	}
+	if a.owner {
+		a.parts.close()
+	}
+}
+
+func (p *parts) close() {
+	if p.mcp != nil {
+		p.mcp.Close()
+	}
+	if p.log != nil {
+		p.log.Close()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range p.files {
+		f.Close()
+	}
+	p.files = nil
+	if p.opened != nil {
+		p.opened.File.Close()
+		p.opened = nil
+	}
+}
+
+// apiKeyWarning is the start-up warning of a provider whose apiKeyEnv
+// names a variable that is not set.
+func apiKeyWarning(ep config.Endpoint) string {
+	return fmt.Sprintf("mm: warning: %s is not set (apiKeyEnv of provider %s): requests to %s go without an API key", ep.APIKeyEnv, ep.Provider, ep.BaseURL)
+}
+
+// Banner is the start-up line of line mode and the window.
+func Banner(cfg *config.Config, version string) string {
+	path := cfg.Path
+	if path == "" {
+		path = "none (built-in defaults)"
+	}
+	yolo := "off"
+	if cfg.Yolo {
+		yolo = "on"
+	}
+	name := ""
+	if cfg.Name != "" {
+		name = " | agent: " + cfg.Name
+	}
+	sandboxed := ""
+	if m := cfg.Sandbox.Mode; m != sandbox.Off && m != "" {
+		sandboxed = " | sandbox: " + string(m)
+	}
+	return fmt.Sprintf("mm %s%s | config: %s | model: %s | yolo: %s%s%s", version, name, path, cfg.Model, yolo, hooksSuffix(cfg.Hooks), sandboxed)
+}
+
+// hooksSuffix is the banner's " | hooks: <event>×<count> …" part, "" when
+// no hook is declared.
+func hooksSuffix(s hooks.Set) string {
+	var parts []string
+	for _, e := range hooks.Events {
+		if n := len(s[e]); n > 0 {
+			parts = append(parts, fmt.Sprintf("%s×%d", e, n))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " | hooks: " + strings.Join(parts, " ")
+}

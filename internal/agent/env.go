@@ -1,0 +1,103 @@
+package agent
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The variables mm sets for every process it starts — tools, hooks, MCP
+// stdio servers, asked agents' processes (the contract, "The command
+// line" and "Relays").
+const (
+	// BinVar is the path of the running mm, so a hook or a script can
+	// run the same mm ("$MM_BIN" hooks adapt …, "$MM_BIN" --ask …).
+	BinVar = "MM_BIN"
+	// ConfigVar is the config file the agent read; unset when it read
+	// none (built-in defaults).
+	ConfigVar = "MM_CONFIG"
+	// DepthVar is the relay depth of the agent that starts the process (an
+	// asked agent's process gets its own: the asking one's + 1). An mm
+	// started from a tool or a hook reads it as its own depth, so a relay
+	// loop through the shell is bounded like a direct one.
+	DepthVar = "MM_ASK_DEPTH"
+)
+
+// childVarPrefix starts the variables an asked agent's process gets from
+// the mm that started it (agentproc: the handshake cookie, the lifeline's
+// file descriptor): they are between the two, not for what it starts.
+const childVarPrefix = "MM_AGENT_"
+
+// Env is the environment mm inherited, read once at start, and what it
+// renders for the processes it starts. Nothing in mm sets its own
+// process's environment: each process gets its environment explicitly,
+// and an agent asked at another depth (a task of mm -a2a) renders another
+// one without touching the others'.
+type Env struct {
+	// Bin is the running mm (MM_BIN of what it starts).
+	Bin string
+	// Depth is MM_ASK_DEPTH as inherited: this agent's relay depth, 0
+	// when unset.
+	Depth int
+	// inherited is the environment without the variables mm sets.
+	inherited []string
+}
+
+// ReadEnv reads environ (os.Environ()) once; bin is the running mm
+// (os.Executable). A malformed or negative MM_ASK_DEPTH is an error that
+// names it: read as 0, it would silently defeat maxAskDepth.
+func ReadEnv(environ []string, bin string) (Env, error) {
+	e := Env{Bin: bin}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, childVarPrefix) {
+			continue
+		}
+		switch k {
+		case BinVar:
+			if e.Bin == "" {
+				e.Bin = v // the running mm could not be found: trust the parent's
+			}
+			continue
+		case ConfigVar:
+			continue
+		case DepthVar:
+			d, err := ParseDepth(v)
+			if err != nil {
+				return Env{}, err
+			}
+			e.Depth = d
+			continue
+		}
+		e.inherited = append(e.inherited, kv)
+	}
+	return e, nil
+}
+
+// ParseDepth reads a value of MM_ASK_DEPTH: "" is 0 (unset), anything
+// but a whole number from 0 is an error naming the variable.
+func ParseDepth(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := strconv.Atoi(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s=%q is not a relay depth: want a whole number, 0 or more (mm sets it for what it starts; unset it to start at depth 0)", DepthVar, v)
+	}
+	return d, nil
+}
+
+// For is the environment of a process started by the agent whose config
+// file is configFile (absolute; "" when it read none), at relay depth
+// depth: what mm inherited, then MM_BIN, MM_CONFIG and MM_ASK_DEPTH.
+func (e Env) For(configFile string, depth int) []string {
+	out := make([]string, 0, len(e.inherited)+3)
+	out = append(out, e.inherited...)
+	if e.Bin != "" {
+		out = append(out, BinVar+"="+e.Bin)
+	}
+	if configFile != "" {
+		out = append(out, ConfigVar+"="+configFile)
+	}
+	return append(out, DepthVar+"="+strconv.Itoa(depth))
+}
