@@ -43,14 +43,14 @@ func toEvent(ev orchestrator.Event) *agentpb.Event {
 	return &agentpb.Event{
 		Kind: int32(ev.Kind), Text: ev.Text, Tool: ev.Call.Tool, Summary: ev.Call.Summary,
 		Reason: ev.Reason, Output: ev.Output, Agent: ev.Agent, CallId: ev.Call.ID,
-		Input: ev.Call.Input,
+		Input: ev.Call.Input, Status: agentpb.ToolStatus(ev.Status),
 	}
 }
 
 func fromEvent(e *agentpb.Event) orchestrator.Event {
 	ev := orchestrator.Event{
 		Kind: orchestrator.EventKind(e.Kind), Text: e.Text, Reason: e.Reason,
-		Output: e.Output, Agent: e.Agent,
+		Output: e.Output, Agent: e.Agent, Status: orchestrator.Status(e.Status),
 		Call: orchestrator.Call{ID: e.CallId, Tool: e.Tool, Summary: e.Summary},
 	}
 	if len(e.Input) > 0 {

@@ -134,7 +134,7 @@ const (
 	// ask_agent); Reason says why, Output is what the model reads.
 	ToolDenied
 	// ToolEnd: a tool call is over, or consent refused it; Output is the
-	// tool's output before any postToolCall context.
+	// tool's output before any postToolCall context, Status how it ended.
 	ToolEnd
 	// HookFailure: Text is a hook failure line to show now.
 	HookFailure
@@ -165,6 +165,8 @@ type Event struct {
 	// reads) or of an ended call.
 	Reason string
 	Output string
+	// Status of a denied or ended call.
+	Status Status
 	// Summary of an ended call for front ends that title tool calls (the
 	// ask_agent call's "expert answered; …").
 	Summary string

@@ -365,12 +365,13 @@ func twinRanks(calls []model.ToolCall) []int {
 // (which runs before consent, so a denied call never asks anyone and a
 // guard holds under yolo), consent, the tool, postToolCall — which runs
 // after each call that ran: not after a call preToolCall denied, consent
-// refused, or whose own hook (preAsk) denied what it was to do.
+// refused, or whose own hook (preAsk) denied what it was to do. It
+// returns what the model reads.
 func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) string {
 	a := t.s.Agent
 	tool := a.tool(c.Function.Name)
 	if tool == nil {
-		return fmt.Sprintf("error: unknown tool %q", c.Function.Name)
+		return Failure(fmt.Sprintf("unknown tool %q", c.Function.Name)).Output
 	}
 	name := c.Function.Name
 	input := argsValue(c.Function.Arguments)
@@ -384,63 +385,64 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) strin
 	call.Summary = Summary(call.Input)
 	if pre.Deny {
 		out := hooks.DeniedOutput(pre.Reason)
-		t.emit(Event{Kind: ToolDenied, Call: call, Reason: pre.Reason, Output: out})
+		t.emit(Event{Kind: ToolDenied, Call: call, Reason: pre.Reason, Output: out, Status: Denied})
 		return out
 	}
 	if ctx.Err() != nil {
-		return "error: cancelled"
+		return CancelledOutput
 	}
 	t.emit(Event{Kind: ToolStart, Call: call})
 	if !a.Yolo {
-		if out, ok := t.consent(ctx, call); !ok {
-			t.emit(Event{Kind: ToolEnd, Call: call, Output: out})
-			return out
+		if res, ok := t.consent(ctx, call); !ok {
+			t.emit(Event{Kind: ToolEnd, Call: call, Output: res.Output, Status: res.Status})
+			return res.Output
 		}
 	}
 	t.mu.Lock()
 	t.res.Ran = append(t.res.Ran, call)
 	t.mu.Unlock()
-	var out, summary string
-	denied := false
+	var res Result
 	if tt, ok := tool.(TurnTool); ok {
-		out = tt.RunInTurn(ctx, call.Input, Turn{
+		res = tt.RunInTurn(ctx, call.Input, Turn{
 			Show: t.toolShow, Transcript: Transcript(t.s.History), Call: call, Consent: a.Consent,
-			SetSummary: func(s string) { summary = s },
-			Twin:       twin,
-			Denied:     func() { denied = true },
+			Twin: twin,
 		})
 	} else {
-		out = tool.Run(ctx, call.Input)
+		res = tool.Run(ctx, call.Input)
 	}
-	if denied {
-		// A hook of the tool's own refused it (preAsk): it did not run.
+	if res.Status == Denied {
+		// A hook of the tool's own refused what it was to do (preAsk): the
+		// call did not run, so it is not counted and postToolCall, which
+		// runs after each call that ran, does not run.
 		t.mu.Lock()
 		t.res.Ran = slices.DeleteFunc(t.res.Ran, func(r Call) bool { return r.ID == call.ID })
 		t.mu.Unlock()
-		return out
+		t.emit(Event{Kind: ToolDenied, Call: call, Reason: res.Reason, Output: res.Output, Status: Denied})
+		return res.Output
 	}
-	t.emit(Event{Kind: ToolEnd, Call: call, Output: out, Summary: summary})
+	t.emit(Event{Kind: ToolEnd, Call: call, Output: res.Output, Summary: res.Summary, Status: res.Status})
 
-	post := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PostToolCall, Tool: &hooks.Tool{ID: c.ID, Name: name, Input: call.Input}, Output: out}, name)
+	post := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PostToolCall, Tool: &hooks.Tool{ID: c.ID, Name: name, Input: call.Input}, Output: res.Output}, name)
 	t.hookRuns(post.Runs)
-	return hooks.WithContexts(out, post.Contexts)
+	return hooks.WithContexts(res.Output, post.Contexts)
 }
 
-func (t *turn) consent(ctx context.Context, call Call) (string, bool) {
+// consent asks whether call may run; when it may not, the result says why.
+func (t *turn) consent(ctx context.Context, call Call) (Result, bool) {
 	c := t.s.Agent.Consent
 	if c == nil {
-		return NoConsent, false
+		return Result{Output: NoConsent, Status: NoOneToAsk}, false
 	}
 	ok, err := c.Allow(ctx, call)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return "error: cancelled", false
+		return CancelledResult(""), false
 	case err != nil:
-		return NoConsent, false
+		return Result{Output: NoConsent, Status: NoOneToAsk}, false
 	case !ok:
-		return UserRefused, false
+		return Result{Output: UserRefused, Status: Denied}, false
 	}
-	return "", true
+	return Result{}, true
 }
 
 func (a *Agent) tool(name string) Tool {

@@ -13,17 +13,100 @@ import (
 type Tool interface {
 	// Def is what the model is offered: name, description, JSON Schema.
 	Def() model.ToolDef
-	// Run executes the call with input (the arguments, possibly replaced by a
-	// preToolCall hook) and returns what the model reads. A failure is an
-	// output too ("error: …"), so the model can react to it.
-	Run(ctx context.Context, input json.RawMessage) string
+	// Run executes the call with input (the arguments, possibly replaced by
+	// a preToolCall hook). A failure is a result too — its output is what
+	// the model reads ("error: …"), its status what front ends show — so
+	// the model can react to it.
+	Run(ctx context.Context, input json.RawMessage) Result
+}
+
+// Status is how a tool call ended. Front ends show it (a failed call, a
+// refused one); nothing reads it back from the output's text.
+type Status int
+
+// The statuses of a tool call.
+const (
+	// OK: the tool did its work. Its output may still tell of a failure
+	// in its own words (a command's non-zero exit status is bash's output).
+	OK Status = iota
+	// Failed: the tool could not do its work; the output says why
+	// ("error: …").
+	Failed
+	// Denied: a hook denied the call (preToolCall, or preAsk for
+	// ask_agent), or the user refused it; it did not run.
+	Denied
+	// NoOneToAsk: the call needed consent and there was no one to ask
+	// (NoConsent); it did not run.
+	NoOneToAsk
+	// Cancelled: the turn was cancelled before or while the call ran.
+	Cancelled
+)
+
+var statusNames = [...]string{OK: "ok", Failed: "failed", Denied: "denied", NoOneToAsk: "noOneToAsk", Cancelled: "cancelled"}
+
+// String is the status's name, as it crosses the wire to an asking mm.
+func (s Status) String() string {
+	if s >= 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "failed"
+}
+
+// ParseStatus reads a status's name back; ok is false for anything else.
+func ParseStatus(name string) (s Status, ok bool) {
+	for i, n := range statusNames {
+		if n == name {
+			return Status(i), true
+		}
+	}
+	return Failed, false
+}
+
+// Refused reports whether the call was refused and did not run (a hook, the
+// user, or no one to ask).
+func (s Status) Refused() bool { return s == Denied || s == NoOneToAsk }
+
+// Result is what a tool call produced.
+type Result struct {
+	// Output is what the model reads.
+	Output string
+	// Status is how the call ended.
+	Status Status
+	// Summary, for front ends that title tool calls (the window, the
+	// editor), says how the call went in a few words: ask_agent's
+	// "expert answered; a hook replaced the answer (12 characters)".
+	Summary string
+	// Reason is why a hook of the tool's own denied what it was to do
+	// (Status Denied: preAsk for ask_agent); the call counts as not run.
+	Reason string
+}
+
+// ErrorPrefix starts the output of every failure the model reads, as the
+// contract says ("A tool's failure is its output (error: …)").
+const ErrorPrefix = "error: "
+
+// CancelledOutput is what the model reads of a call cancelled with its
+// turn (the history keeps it).
+const CancelledOutput = "error: cancelled"
+
+// Failure is the result of a call that could not do its work: the model
+// reads "error: " and msg.
+func Failure(msg string) Result { return Result{Output: ErrorPrefix + msg, Status: Failed} }
+
+// CancelledResult is the result of a call cancelled with its turn; what it
+// wrote until then, if anything, follows on the next lines.
+func CancelledResult(partial string) Result {
+	if partial == "" {
+		return Result{Output: CancelledOutput, Status: Cancelled}
+	}
+	return Result{Output: CancelledOutput + "\n" + partial, Status: Cancelled}
 }
 
 // TurnTool is a Tool that needs the turn it runs in: ask_agent streams the
 // asked agent's answer to the display and can send the conversation.
 type TurnTool interface {
 	Tool
-	RunInTurn(ctx context.Context, input json.RawMessage, turn Turn) string
+	RunInTurn(ctx context.Context, input json.RawMessage, turn Turn) Result
 }
 
 // Turn is what a TurnTool may use of the turn that called it.
@@ -38,17 +121,9 @@ type Turn struct {
 	// Consent is the agent's way of asking a person, for what the tool
 	// starts in turn (an asked agent's consent questions).
 	Consent Consent
-	// SetSummary gives the call a summary for front ends that title tool
-	// calls (the window, the editor): it ends up in the ToolEnd event.
-	SetSummary func(string)
 	// Twin is the call's rank (from 1), in the model's reply, among the
 	// calls of the same tool with the same summary — two ask_agent calls to
 	// one agent, which run at the same time; 0 when the call has no twin.
 	// What the call shows can so be told apart from its twins'.
 	Twin int
-	// Denied says that what the tool was to do was refused by a hook of
-	// its own (preAsk): the call counts as not run, and postToolCall, which
-	// runs after each call that ran, does not run. The tool also shows
-	// ToolDenied.
-	Denied func()
 }

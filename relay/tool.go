@@ -38,48 +38,43 @@ func (t *Tool) Def() model.ToolDef {
 }
 
 // Run relays outside a turn (no display, no conversation).
-func (t *Tool) Run(ctx context.Context, input json.RawMessage) string {
+func (t *Tool) Run(ctx context.Context, input json.RawMessage) orchestrator.Result {
 	return t.RunInTurn(ctx, input, orchestrator.Turn{Show: func(orchestrator.Event) {}})
 }
 
 // RunInTurn relays the call's question, streaming the asked agent's answer
-// to the turn's display; its output is what the asking model reads.
-func (t *Tool) RunInTurn(ctx context.Context, input json.RawMessage, turn orchestrator.Turn) string {
+// to the turn's display; its output is what the asking model reads, its
+// status and summary how the relay went.
+func (t *Tool) RunInTurn(ctx context.Context, input json.RawMessage, turn orchestrator.Turn) orchestrator.Result {
 	var args struct {
 		Agent       string `json:"agent"`
 		Question    string `json:"question"`
 		WithContext bool   `json:"withContext"`
 	}
 	if err := json.Unmarshal(input, &args); err != nil {
-		return "error: invalid arguments: " + err.Error()
+		return orchestrator.Failure("invalid arguments: " + err.Error())
 	}
 	if args.Agent == "" {
-		return `error: missing "agent"`
+		return orchestrator.Failure(`missing "agent"`)
 	}
 	res := t.Relay.Ask(ctx, Request{
 		Agent: args.Agent, Question: args.Question, WithContext: args.WithContext,
 		Transcript: turn.Transcript, Via: ViaTool, Show: turn.Show, Consent: turn.Consent,
 		Twin: turn.Twin,
 	})
-	if !res.Denied && turn.SetSummary != nil {
-		turn.SetSummary(Summary(args.Agent, res))
-	}
-	switch {
-	case res.Denied:
+	if res.Denied {
 		// Denied by preAsk: the call did not run (⚙ does not count it), so
 		// postToolCall, which "runs after each tool call that ran", does not.
-		out := DeniedOutput(res.Reason)
-		if turn.Denied != nil {
-			turn.Denied()
-		}
-		turn.Show(orchestrator.Event{Kind: orchestrator.ToolDenied, Call: turn.Call, Reason: res.Reason, Output: out})
-		return out
-	case res.Status == Cancelled:
-		return "error: cancelled"
-	case res.Status == CutOff:
-		return res.Answer // the answer and its marker
-	case res.Err != nil:
-		return "error: " + res.Err.Error()
+		return orchestrator.Result{Output: DeniedOutput(res.Reason), Status: orchestrator.Denied, Reason: res.Reason}
 	}
-	return res.Answer
+	out := orchestrator.Result{Output: res.Answer, Summary: Summary(args.Agent, res)}
+	switch {
+	case res.Status == Cancelled:
+		out.Output, out.Status = orchestrator.CancelledOutput, orchestrator.Cancelled
+	case res.Status == CutOff:
+		// The answer and its marker: an answer, said to be incomplete.
+	case res.Err != nil:
+		out.Output, out.Status = orchestrator.ErrorPrefix+res.Err.Error(), orchestrator.Failed
+	}
+	return out
 }

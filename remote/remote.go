@@ -77,6 +77,9 @@ type wireEvent struct {
 	// CallSummary is Event.Summary: the summary of an ended call.
 	CallSummary string `json:"callSummary,omitempty"`
 	Agent       string `json:"agent,omitempty"`
+	// Status is how a denied or ended call went (orchestrator.Status's
+	// name: ok, failed, denied, noOneToAsk, cancelled).
+	Status string `json:"status,omitempty"`
 }
 
 var kindNames = map[orchestrator.EventKind]string{
@@ -109,6 +112,9 @@ func encodeEvent(ev orchestrator.Event) (map[string]any, bool) {
 		CallID: ev.Call.ID, Input: ev.Call.Input, Reason: ev.Reason,
 		Output: clip(ev.Output, maxWireOutput), CallSummary: ev.Summary, Agent: ev.Agent,
 	}
+	if ev.Kind == orchestrator.ToolDenied || ev.Kind == orchestrator.ToolEnd {
+		w.Status = ev.Status.String()
+	}
 	if len(w.Input) > 0 && !json.Valid(w.Input) {
 		w.Input = nil
 	}
@@ -129,6 +135,11 @@ func decodeEvent(v any) (orchestrator.Event, bool) {
 		Kind: kind, Text: w.Text, Reason: w.Reason, Output: w.Output,
 		Summary: w.CallSummary, Agent: w.Agent,
 		Call: orchestrator.Call{ID: w.CallID, Tool: w.Tool, Summary: w.Summary},
+	}
+	if st, ok := orchestrator.ParseStatus(w.Status); ok {
+		ev.Status = st
+	} else if kind == orchestrator.ToolDenied {
+		ev.Status = orchestrator.Denied
 	}
 	if len(w.Input) > 0 {
 		ev.Call.Input = w.Input

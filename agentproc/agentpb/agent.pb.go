@@ -26,6 +26,62 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ToolStatus mirrors orchestrator.Status.
+type ToolStatus int32
+
+const (
+	ToolStatus_OK            ToolStatus = 0
+	ToolStatus_FAILED        ToolStatus = 1
+	ToolStatus_DENIED        ToolStatus = 2
+	ToolStatus_NO_ONE_TO_ASK ToolStatus = 3
+	ToolStatus_CANCELLED     ToolStatus = 4
+)
+
+// Enum value maps for ToolStatus.
+var (
+	ToolStatus_name = map[int32]string{
+		0: "OK",
+		1: "FAILED",
+		2: "DENIED",
+		3: "NO_ONE_TO_ASK",
+		4: "CANCELLED",
+	}
+	ToolStatus_value = map[string]int32{
+		"OK":            0,
+		"FAILED":        1,
+		"DENIED":        2,
+		"NO_ONE_TO_ASK": 3,
+		"CANCELLED":     4,
+	}
+)
+
+func (x ToolStatus) Enum() *ToolStatus {
+	p := new(ToolStatus)
+	*p = x
+	return p
+}
+
+func (x ToolStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ToolStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_agent_proto_enumTypes[0].Descriptor()
+}
+
+func (ToolStatus) Type() protoreflect.EnumType {
+	return &file_agent_proto_enumTypes[0]
+}
+
+func (x ToolStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ToolStatus.Descriptor instead.
+func (ToolStatus) EnumDescriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{0}
+}
+
 type Outcome_Status int32
 
 const (
@@ -68,11 +124,11 @@ func (x Outcome_Status) String() string {
 }
 
 func (Outcome_Status) Descriptor() protoreflect.EnumDescriptor {
-	return file_agent_proto_enumTypes[0].Descriptor()
+	return file_agent_proto_enumTypes[1].Descriptor()
 }
 
 func (Outcome_Status) Type() protoreflect.EnumType {
-	return &file_agent_proto_enumTypes[0]
+	return &file_agent_proto_enumTypes[1]
 }
 
 func (x Outcome_Status) Number() protoreflect.EnumNumber {
@@ -382,9 +438,12 @@ type Event struct {
 	Output  string                 `protobuf:"bytes,6,opt,name=output,proto3" json:"output,omitempty"`
 	// The agent that showed it, as a path below the asked agent ("" for the
 	// asked agent itself, "librarian" for one it asked in turn).
-	Agent         string `protobuf:"bytes,7,opt,name=agent,proto3" json:"agent,omitempty"`
-	CallId        string `protobuf:"bytes,8,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
-	Input         []byte `protobuf:"bytes,9,opt,name=input,proto3" json:"input,omitempty"`
+	Agent  string `protobuf:"bytes,7,opt,name=agent,proto3" json:"agent,omitempty"`
+	CallId string `protobuf:"bytes,8,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	Input  []byte `protobuf:"bytes,9,opt,name=input,proto3" json:"input,omitempty"`
+	// How a denied or ended tool call went (orchestrator.Status): front ends
+	// show it, nothing reads it from the output's text.
+	Status        ToolStatus `protobuf:"varint,10,opt,name=status,proto3,enum=mm.agentproc.v1.ToolStatus" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -480,6 +539,13 @@ func (x *Event) GetInput() []byte {
 		return x.Input
 	}
 	return nil
+}
+
+func (x *Event) GetStatus() ToolStatus {
+	if x != nil {
+		return x.Status
+	}
+	return ToolStatus_OK
 }
 
 type ConsentQuestion struct {
@@ -637,7 +703,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x05event\x18\x01 \x01(\v2\x16.mm.agentproc.v1.EventH\x00R\x05event\x12<\n" +
 	"\aconsent\x18\x02 \x01(\v2 .mm.agentproc.v1.ConsentQuestionH\x00R\aconsent\x124\n" +
 	"\aoutcome\x18\x03 \x01(\v2\x18.mm.agentproc.v1.OutcomeH\x00R\aoutcomeB\x05\n" +
-	"\x03msg\"\xd2\x01\n" +
+	"\x03msg\"\x87\x02\n" +
 	"\x05Event\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\x05R\x04kind\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x12\n" +
@@ -647,7 +713,9 @@ const file_agent_proto_rawDesc = "" +
 	"\x06output\x18\x06 \x01(\tR\x06output\x12\x14\n" +
 	"\x05agent\x18\a \x01(\tR\x05agent\x12\x17\n" +
 	"\acall_id\x18\b \x01(\tR\x06callId\x12\x14\n" +
-	"\x05input\x18\t \x01(\fR\x05input\"~\n" +
+	"\x05input\x18\t \x01(\fR\x05input\x123\n" +
+	"\x06status\x18\n" +
+	" \x01(\x0e2\x1b.mm.agentproc.v1.ToolStatusR\x06status\"~\n" +
 	"\x0fConsentQuestion\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x18\n" +
@@ -664,7 +732,16 @@ const file_agent_proto_rawDesc = "" +
 	"\x06FAILED\x10\x01\x12\r\n" +
 	"\tCANCELLED\x10\x02\x12\r\n" +
 	"\tMAX_STEPS\x10\x03\x12\v\n" +
-	"\aCUT_OFF\x10\x042>\n" +
+	"\aCUT_OFF\x10\x04*N\n" +
+	"\n" +
+	"ToolStatus\x12\x06\n" +
+	"\x02OK\x10\x00\x12\n" +
+	"\n" +
+	"\x06FAILED\x10\x01\x12\n" +
+	"\n" +
+	"\x06DENIED\x10\x02\x12\x11\n" +
+	"\rNO_ONE_TO_ASK\x10\x03\x12\r\n" +
+	"\tCANCELLED\x10\x042>\n" +
 	"\x05Agent\x125\n" +
 	"\x03Ask\x12\x13.mm.agentproc.v1.Up\x1a\x15.mm.agentproc.v1.Down(\x010\x01B*Z(github.com/mm-agent/mm/agentproc/agentpbb\x06proto3"
 
@@ -680,32 +757,34 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_agent_proto_goTypes = []any{
-	(Outcome_Status)(0),     // 0: mm.agentproc.v1.Outcome.Status
-	(*Up)(nil),              // 1: mm.agentproc.v1.Up
-	(*Question)(nil),        // 2: mm.agentproc.v1.Question
-	(*ConsentAnswer)(nil),   // 3: mm.agentproc.v1.ConsentAnswer
-	(*Down)(nil),            // 4: mm.agentproc.v1.Down
-	(*Event)(nil),           // 5: mm.agentproc.v1.Event
-	(*ConsentQuestion)(nil), // 6: mm.agentproc.v1.ConsentQuestion
-	(*Outcome)(nil),         // 7: mm.agentproc.v1.Outcome
+	(ToolStatus)(0),         // 0: mm.agentproc.v1.ToolStatus
+	(Outcome_Status)(0),     // 1: mm.agentproc.v1.Outcome.Status
+	(*Up)(nil),              // 2: mm.agentproc.v1.Up
+	(*Question)(nil),        // 3: mm.agentproc.v1.Question
+	(*ConsentAnswer)(nil),   // 4: mm.agentproc.v1.ConsentAnswer
+	(*Down)(nil),            // 5: mm.agentproc.v1.Down
+	(*Event)(nil),           // 6: mm.agentproc.v1.Event
+	(*ConsentQuestion)(nil), // 7: mm.agentproc.v1.ConsentQuestion
+	(*Outcome)(nil),         // 8: mm.agentproc.v1.Outcome
 }
 var file_agent_proto_depIdxs = []int32{
-	2, // 0: mm.agentproc.v1.Up.question:type_name -> mm.agentproc.v1.Question
-	3, // 1: mm.agentproc.v1.Up.consent:type_name -> mm.agentproc.v1.ConsentAnswer
-	5, // 2: mm.agentproc.v1.Down.event:type_name -> mm.agentproc.v1.Event
-	6, // 3: mm.agentproc.v1.Down.consent:type_name -> mm.agentproc.v1.ConsentQuestion
-	7, // 4: mm.agentproc.v1.Down.outcome:type_name -> mm.agentproc.v1.Outcome
-	0, // 5: mm.agentproc.v1.Outcome.status:type_name -> mm.agentproc.v1.Outcome.Status
-	1, // 6: mm.agentproc.v1.Agent.Ask:input_type -> mm.agentproc.v1.Up
-	4, // 7: mm.agentproc.v1.Agent.Ask:output_type -> mm.agentproc.v1.Down
-	7, // [7:8] is the sub-list for method output_type
-	6, // [6:7] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	3, // 0: mm.agentproc.v1.Up.question:type_name -> mm.agentproc.v1.Question
+	4, // 1: mm.agentproc.v1.Up.consent:type_name -> mm.agentproc.v1.ConsentAnswer
+	6, // 2: mm.agentproc.v1.Down.event:type_name -> mm.agentproc.v1.Event
+	7, // 3: mm.agentproc.v1.Down.consent:type_name -> mm.agentproc.v1.ConsentQuestion
+	8, // 4: mm.agentproc.v1.Down.outcome:type_name -> mm.agentproc.v1.Outcome
+	0, // 5: mm.agentproc.v1.Event.status:type_name -> mm.agentproc.v1.ToolStatus
+	1, // 6: mm.agentproc.v1.Outcome.status:type_name -> mm.agentproc.v1.Outcome.Status
+	2, // 7: mm.agentproc.v1.Agent.Ask:input_type -> mm.agentproc.v1.Up
+	5, // 8: mm.agentproc.v1.Agent.Ask:output_type -> mm.agentproc.v1.Down
+	8, // [8:9] is the sub-list for method output_type
+	7, // [7:8] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -727,7 +806,7 @@ func file_agent_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      2,
 			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,

@@ -76,7 +76,7 @@ func main() {
 	input := json.RawMessage(`{"command":"true"}`)
 	run := func(i int) time.Duration {
 		start := time.Now()
-		out := sides[i].tool.Run(ctx, input)
+		out := sides[i].tool.Run(ctx, input).Output
 		d := time.Since(start)
 		if out != "[exit status 0]" {
 			fail(fmt.Errorf("%s: %q", sides[i].name, out))

@@ -71,8 +71,8 @@ func TestFailed(t *testing.T) {
 		"Forty-two.":                false,
 		"the error: is in the text": false,
 	} {
-		if got := failed(out); got != want {
-			t.Errorf("failed(%q) = %v", out, got)
+		if got := failedInHistory(out); got != want {
+			t.Errorf("failedInHistory(%q) = %v", out, got)
 		}
 	}
 }

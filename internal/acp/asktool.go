@@ -22,7 +22,7 @@ type routedTool struct {
 
 func (t *routedTool) Def() model.ToolDef { return t.inner.Def() }
 
-func (t *routedTool) Run(ctx context.Context, input json.RawMessage) string {
+func (t *routedTool) Run(ctx context.Context, input json.RawMessage) orchestrator.Result {
 	return t.inner.Run(ctx, input)
 }
 
@@ -30,7 +30,7 @@ func (t *routedTool) Run(ctx context.Context, input json.RawMessage) string {
 // relay's postAsk notice) go to the call's content in the editor; the
 // asking agent's own events (preAsk and postAsk runs, a denial) go to the
 // turn as usual.
-func (t *routedTool) RunInTurn(ctx context.Context, input json.RawMessage, turn orchestrator.Turn) string {
+func (t *routedTool) RunInTurn(ctx context.Context, input json.RawMessage, turn orchestrator.Turn) orchestrator.Result {
 	v := t.s.view()
 	if v == nil { // not in a prompt of this session: nothing to route to
 		return t.inner.RunInTurn(ctx, input, turn)

@@ -57,11 +57,23 @@ func replay(history []model.Message, shown []*sessionfile.Shown, dir string) []a
 // output says so, as it was shown.
 func replayed(c model.ToolCall, output string) sessionfile.Shown {
 	summary := orchestrator.Summary(callInput(c))
-	shown := sessionfile.Shown{Title: title(c.Function.Name, summary), Failed: failed(output), Content: []string{output}}
+	shown := sessionfile.Shown{Title: title(c.Function.Name, summary), Failed: failedInHistory(output), Content: []string{output}}
 	if strings.HasPrefix(output, "[denied by a hook") || strings.HasPrefix(output, "[ask denied by a hook") {
 		shown.Title, shown.Failed = deniedTitle(c.Function.Name, summary), true
 	}
 	return shown
+}
+
+// failedInHistory is what the history's text alone tells of a call: its
+// output reads as a failure ("error: …", as every mm tool reports one) or
+// a refusal. A session file keeps text, not statuses: this is the guess
+// replay makes for a call the file kept no "shown" record of (files
+// written before mm kept them). A live call is shown by its status, and
+// where that and this guess differ, the session file keeps what was shown
+// (shownStore), so a replay never depends on the guess being right.
+func failedInHistory(output string) bool {
+	return strings.HasPrefix(output, orchestrator.ErrorPrefix) ||
+		output == orchestrator.NoConsent || output == orchestrator.UserRefused
 }
 
 func callInput(c model.ToolCall) json.RawMessage {

@@ -3,7 +3,6 @@ package acp
 import (
 	"encoding/json"
 	"path/filepath"
-	"strings"
 
 	"github.com/coder/acp-go-sdk"
 
@@ -52,13 +51,6 @@ func kindOf(tool string) acp.ToolKind {
 		return acp.ToolKindEdit
 	}
 	return acp.ToolKindOther
-}
-
-// failed reports whether a tool's output says it did not do its work: a
-// failure ("error: …", as every mm tool reports one) or a refusal.
-func failed(output string) bool {
-	return strings.HasPrefix(output, "error: ") ||
-		output == orchestrator.NoConsent || output == orchestrator.UserRefused
 }
 
 // rawInput is a call's arguments for the editor, as the tool runs with

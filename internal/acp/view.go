@@ -96,7 +96,7 @@ func (v *view) show(ev orchestrator.Event) {
 	case orchestrator.ToolDenied:
 		v.denied(id, ev.Call.Tool, ev, true)
 	case orchestrator.ToolEnd:
-		v.end(id, ev.Output, ev.Summary)
+		v.end(id, ev)
 	case orchestrator.HookRun:
 		v.hookRun(ev.Run)
 	case orchestrator.HookFailure:
@@ -131,7 +131,7 @@ func (v *view) asked(parent string, ev orchestrator.Event) {
 	case orchestrator.ToolDenied:
 		v.denied(id, name, ev, false)
 	case orchestrator.ToolEnd:
-		v.end(id, ev.Output, ev.Summary)
+		v.end(id, ev)
 	case orchestrator.HookFailure:
 		v.s.srv.log.line(label + ev.Text)
 	case orchestrator.Notice:
@@ -289,18 +289,20 @@ func (v *view) denied(id, name string, ev orchestrator.Event, own bool) {
 	v.send(acp.StartToolCall(acp.ToolCallId(id), t, opts...))
 }
 
-// end shows a call that ended with output: completed, or failed when the
-// output is a failure or a refusal. An ask_agent call keeps the answer as
-// it was shown while written (postAsk changes what the asking agent
-// reads, never what was shown); a failure is added after it.
-func (v *view) end(id, output, summary string) {
+// end shows a call that ended (ev, a ToolEnd): completed, or failed when
+// it did not do its work (a failure, a refusal, a cancel). An ask_agent
+// call keeps the answer as it was shown while written (postAsk changes
+// what the asking agent reads, never what was shown); a failure is added
+// after it.
+func (v *view) end(id string, ev orchestrator.Event) {
+	output, summary := ev.Output, ev.Summary
 	c := v.call(id)
 	if c.ended {
 		return // a hook denied it, and said so
 	}
 	c.ended = true
 	status := acp.ToolCallStatusCompleted
-	if failed(output) {
+	if ev.Status != orchestrator.OK {
 		status = acp.ToolCallStatusFailed
 	}
 	c.shown.Failed = status == acp.ToolCallStatusFailed

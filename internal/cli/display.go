@@ -114,8 +114,8 @@ func (d *display) show(ev orchestrator.Event) {
 	case orchestrator.ToolDenied:
 		p = piece{line: true, text: label + "🪝 " + ev.Call.Tool + " " + ev.Output}
 	case orchestrator.ToolEnd:
-		if ev.Output != orchestrator.NoConsent && ev.Output != orchestrator.UserRefused {
-			return
+		if !ev.Status.Refused() {
+			return // the tool line said it all
 		}
 		p = piece{line: true, text: label + "  " + ev.Output}
 	case orchestrator.HookFailure:
@@ -130,7 +130,7 @@ func (d *display) show(ev orchestrator.Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.clearThinking()
-	if ev.Kind == orchestrator.ToolEnd && ev.Output == orchestrator.NoConsent {
+	if ev.Kind == orchestrator.ToolEnd && ev.Status == orchestrator.NoOneToAsk {
 		d.consentHint(ev.Agent)
 	}
 	d.queue(ev.Agent, p)

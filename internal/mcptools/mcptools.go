@@ -27,6 +27,7 @@ import (
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // StartTimeout bounds a server's start and handshake, and listing its tools.
@@ -174,33 +175,45 @@ func (t *Tool) Def() model.ToolDef { return t.def }
 
 // Run calls the tool. What the model reads: the text content, or the whole
 // content as JSON when the tool returns something other than text; a
-// failure is an output starting with "error: ".
-func (t *Tool) Run(ctx context.Context, input json.RawMessage) string {
+// failure (the server's, or the tool's isError) is Failed, its output
+// starting with "error: ".
+func (t *Tool) Run(ctx context.Context, input json.RawMessage) orchestrator.Result {
 	var args any = map[string]any{}
 	if len(input) > 0 && string(input) != "null" {
 		if err := json.Unmarshal(input, &args); err != nil {
-			return "error: invalid arguments: " + err.Error()
+			return orchestrator.Failure("invalid arguments: " + err.Error())
 		}
 	}
 	res, err := t.session.CallTool(ctx, &mcp.CallToolParams{Name: t.name, Arguments: args})
 	if err != nil {
 		if ctx.Err() != nil {
-			return "error: cancelled"
+			return orchestrator.CancelledResult("")
 		}
 		if errors.Is(err, mcp.ErrConnectionClosed) {
-			return fmt.Sprintf("error: MCP server %q is not running any more (its connection closed)", t.server)
+			return orchestrator.Failure(fmt.Sprintf("MCP server %q is not running any more (its connection closed)", t.server))
 		}
-		return fmt.Sprintf("error: MCP server %q: %v", t.server, err)
+		return orchestrator.Failure(fmt.Sprintf("MCP server %q: %v", t.server, err))
 	}
-	out := Output(res)
-	if res.IsError {
-		return "error: " + out
+	out, err := render(res)
+	switch {
+	case err != nil:
+		return orchestrator.Failure("unreadable result: " + err.Error())
+	case res.IsError:
+		return orchestrator.Failure(out)
 	}
-	return out
+	return orchestrator.Result{Output: out}
 }
 
 // Output renders a tool result as the model reads it.
 func Output(res *mcp.CallToolResult) string {
+	out, err := render(res)
+	if err != nil {
+		return orchestrator.ErrorPrefix + "unreadable result: " + err.Error()
+	}
+	return out
+}
+
+func render(res *mcp.CallToolResult) (string, error) {
 	var texts []string
 	allText := true
 	for _, c := range res.Content {
@@ -211,7 +224,7 @@ func Output(res *mcp.CallToolResult) string {
 		}
 	}
 	if allText && len(res.Content) > 0 {
-		return strings.Join(texts, "\n")
+		return strings.Join(texts, "\n"), nil
 	}
 	var v any = res.Content
 	if len(res.Content) == 0 {
@@ -219,9 +232,9 @@ func Output(res *mcp.CallToolResult) string {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return "error: unreadable result: " + err.Error()
+		return "", err
 	}
-	return string(b)
+	return string(b), nil
 }
 
 // headWriter keeps the first bytes written to it: a server's stderr, quoted

@@ -16,6 +16,7 @@ import (
 	"github.com/mm-agent/mm/internal/model"
 	"github.com/mm-agent/mm/internal/procs"
 	"github.com/mm-agent/mm/internal/sandbox"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 // Output kept from a bash call: the first and the last half of bashCap.
@@ -45,23 +46,23 @@ func (t *bashTool) Def() model.ToolDef {
 	}
 }
 
-func (t *bashTool) Run(ctx context.Context, input json.RawMessage) string {
+func (t *bashTool) Run(ctx context.Context, input json.RawMessage) orchestrator.Result {
 	var args struct {
 		Command *string `json:"command"`
 	}
 	if e := decode(input, &args); e != "" {
-		return e
+		return failure("%s", e)
 	}
 	if e := required("command", args.Command); e != "" {
-		return e
+		return failure("%s", e)
 	}
 	if ctx.Err() != nil {
-		return "error: cancelled"
+		return orchestrator.CancelledResult("")
 	}
 
 	r, w, err := os.Pipe()
 	if err != nil {
-		return "error: run: " + err.Error()
+		return failure("run: %s", err)
 	}
 	defer r.Close()
 
@@ -82,7 +83,7 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) string {
 
 	if err := cmd.Start(); err != nil {
 		w.Close()
-		return "error: run: " + cleanErr(err)
+		return failure("run: %s", cleanErr(err))
 	}
 	w.Close() // the children hold the write end now
 	untrack := procs.Track(cmd.Process.Pid)
@@ -104,22 +105,19 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) string {
 
 	text := out.String()
 	if ctx.Err() != nil {
-		if text == "" {
-			return "error: cancelled"
-		}
-		return "error: cancelled\n" + text
+		return orchestrator.CancelledResult(text)
 	}
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
 	st := cmd.ProcessState
 	if st == nil {
-		return text + "error: " + cleanErr(waitErr)
+		return orchestrator.Result{Output: text + orchestrator.ErrorPrefix + cleanErr(waitErr), Status: orchestrator.Failed}
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return text + fmt.Sprintf("[killed by signal %s]", signalName(ws.Signal()))
+		return output(text + fmt.Sprintf("[killed by signal %s]", signalName(ws.Signal())))
 	}
-	return text + fmt.Sprintf("[exit status %d]", st.ExitCode())
+	return output(text + fmt.Sprintf("[exit status %d]", st.ExitCode()))
 }
 
 // killGroup sends SIGKILL to the process group led by pid. The group may

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mm-agent/mm/internal/model"
 	"github.com/mm-agent/mm/internal/sandbox"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
 const (
@@ -30,9 +31,9 @@ func resolve(dir, path string) string {
 	return filepath.Join(dir, path)
 }
 
-// fileErr formats a file error for the model: "error: <op>: <path>: <reason>"
+// fileErr is a file error for the model: "error: <op>: <path>: <reason>"
 // with the path as the model gave it and the bare system reason.
-func fileErr(op, path string, err error) string {
+func fileErr(op, path string, err error) orchestrator.Result {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
@@ -41,7 +42,7 @@ func fileErr(op, path string, err error) string {
 	if errors.As(err, &le) {
 		err = le.Err
 	}
-	return fmt.Sprintf("error: %s: %s: %v", op, path, err)
+	return failure("%s: %s: %v", op, path, err)
 }
 
 type readTool struct{ dir string }
@@ -55,15 +56,15 @@ func (t *readTool) Def() model.ToolDef {
 	}
 }
 
-func (t *readTool) Run(_ context.Context, input json.RawMessage) string {
+func (t *readTool) Run(_ context.Context, input json.RawMessage) orchestrator.Result {
 	var args struct {
 		Path *string `json:"path"`
 	}
 	if e := decode(input, &args); e != "" {
-		return e
+		return failure("%s", e)
 	}
 	if e := required("path", args.Path); e != "" {
-		return e
+		return failure("%s", e)
 	}
 	path := *args.Path
 	f, err := os.Open(resolve(t.dir, path))
@@ -76,7 +77,7 @@ func (t *readTool) Run(_ context.Context, input json.RawMessage) string {
 		return fileErr("read", path, err)
 	}
 	if info.IsDir() {
-		return fmt.Sprintf("error: read: %s: is a directory", path)
+		return failure("read: %s: is a directory", path)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, readCap+1))
 	if err != nil {
@@ -93,10 +94,10 @@ func (t *readTool) Run(_ context.Context, input json.RawMessage) string {
 		}
 	}
 	if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
-		return fmt.Sprintf("error: %s is a binary file (%d bytes)", path, total)
+		return failure("%s is a binary file (%d bytes)", path, total)
 	}
 	if !truncated {
-		return string(data)
+		return output(string(data))
 	}
 	data = data[:readCap]
 	// Do not end on half a character.
@@ -112,7 +113,7 @@ func (t *readTool) Run(_ context.Context, input json.RawMessage) string {
 		sb.WriteByte('\n')
 	}
 	fmt.Fprintf(&sb, "[… truncated: %d bytes in all]", total)
-	return sb.String()
+	return output(sb.String())
 }
 
 type writeTool struct {
@@ -132,25 +133,25 @@ func (t *writeTool) Def() model.ToolDef {
 	}
 }
 
-func (t *writeTool) Run(_ context.Context, input json.RawMessage) string {
+func (t *writeTool) Run(_ context.Context, input json.RawMessage) orchestrator.Result {
 	var args struct {
 		Path    *string `json:"path"`
 		Content *string `json:"content"`
 	}
 	if e := decode(input, &args); e != "" {
-		return e
+		return failure("%s", e)
 	}
 	if e := required("path", args.Path); e != "" {
-		return e
+		return failure("%s", e)
 	}
 	if args.Content == nil { // empty content is a valid (empty) file
-		return `error: missing "content"`
+		return failure(`missing "content"`)
 	}
 	path := *args.Path
 	if err := writeFile(t.box, t.dir, path, []byte(*args.Content)); err != nil {
 		return fileErr("write", path, err)
 	}
-	return fmt.Sprintf("wrote %d bytes to %s", len(*args.Content), path)
+	return output(fmt.Sprintf("wrote %d bytes to %s", len(*args.Content), path))
 }
 
 type editTool struct {
@@ -172,26 +173,26 @@ func (t *editTool) Def() model.ToolDef {
 	}
 }
 
-func (t *editTool) Run(_ context.Context, input json.RawMessage) string {
+func (t *editTool) Run(_ context.Context, input json.RawMessage) orchestrator.Result {
 	var args struct {
 		Path *string `json:"path"`
 		Old  *string `json:"old"`
 		New  *string `json:"new"`
 	}
 	if e := decode(input, &args); e != "" {
-		return e
+		return failure("%s", e)
 	}
 	if e := required("path", args.Path); e != "" {
-		return e
+		return failure("%s", e)
 	}
 	if args.Old == nil {
-		return `error: missing "old"`
+		return failure(`missing "old"`)
 	}
 	if *args.Old == "" {
-		return `error: "old" is empty; give the exact text to replace (use write_file to create a file)`
+		return failure(`"old" is empty; give the exact text to replace (use write_file to create a file)`)
 	}
 	if args.New == nil {
-		return `error: missing "new"`
+		return failure(`missing "new"`)
 	}
 	path := *args.Path
 	data, err := readFile(t.box, t.dir, path)
@@ -201,15 +202,15 @@ func (t *editTool) Run(_ context.Context, input json.RawMessage) string {
 	text := string(data)
 	switch n := strings.Count(text, *args.Old); n {
 	case 0:
-		return fmt.Sprintf("error: old text not found in %s", path)
+		return failure("old text not found in %s", path)
 	case 1:
 	default:
-		return fmt.Sprintf("error: old text occurs %d times in %s; give more context so it occurs once", n, path)
+		return failure("old text occurs %d times in %s; give more context so it occurs once", n, path)
 	}
 	text = strings.Replace(text, *args.Old, *args.New, 1)
 	// writeFile keeps the existing file's mode.
 	if err := writeFile(t.box, t.dir, path, []byte(text)); err != nil {
 		return fileErr("edit", path, err)
 	}
-	return "edited " + path
+	return output("edited " + path)
 }

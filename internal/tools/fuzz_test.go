@@ -72,7 +72,7 @@ func FuzzArgs(f *testing.F) {
 			if e := decode(json.RawMessage(input), &cmd); e == "" && cmd.Command != nil && *cmd.Command != "" {
 				return // a real command: not run by the fuzzer
 			}
-			out := tool[0].Run(context.Background(), input)
+			out := tool[0].Run(context.Background(), input).Output
 			if !strings.HasPrefix(out, "error: ") {
 				t.Fatalf("bash(%q) = %q, want an error: output", input, out)
 			}
@@ -92,7 +92,7 @@ func FuzzArgs(f *testing.F) {
 			before, beforeErr = os.ReadFile(full)
 		}
 
-		out := tool[0].Run(context.Background(), input)
+		out := tool[0].Run(context.Background(), input).Output
 		if strings.HasPrefix(out, "error: ") {
 			if name != "read_file" && full != "" && beforeErr == nil {
 				after, _ := os.ReadFile(full)

@@ -73,7 +73,7 @@ func TestSandboxedBashCancel(t *testing.T) {
 	}()
 	cmd := fmt.Sprintf("(exec -a %[1]s-bg sleep 30) & setsid bash -c 'exec -a %[1]s-setsid sleep 30' & touch started; echo started; exec -a %[1]s-fg sleep 30", mark)
 	t0 := time.Now()
-	got := bash.Run(ctx, args(map[string]string{"command": cmd}))
+	got := bash.Run(ctx, args(map[string]string{"command": cmd})).Output
 	if !strings.HasPrefix(got, "error: cancelled") || !strings.Contains(got, "started") {
 		t.Errorf("got %q", got)
 	}
@@ -91,7 +91,7 @@ func TestSandboxedBashLeavesNothing(t *testing.T) {
 	bash, _ := sandboxed(t, "bash", dir, sandbox.Workspace)
 	mark := fmt.Sprintf("mm-sandbox-done-%d", time.Now().UnixNano())
 	cmd := fmt.Sprintf("setsid bash -c 'exec -a %s sleep 30' >/dev/null 2>&1 & echo done", mark)
-	got := bash.Run(context.Background(), args(map[string]string{"command": cmd}))
+	got := bash.Run(context.Background(), args(map[string]string{"command": cmd})).Output
 	if got != "done\n[exit status 0]" {
 		t.Errorf("got %q", got)
 	}
@@ -141,7 +141,7 @@ func TestSandboxedWriteAndEdit(t *testing.T) {
 		{out + "/x.txt", "error: write: " + out + "/x.txt: " + outside + roots},
 		{"link/x.txt", "error: write: link/x.txt: " + outside + "it leads to " + out + "/x.txt, " + roots},
 	} {
-		got := write.Run(context.Background(), args(map[string]string{"path": tc.path, "content": "hi"}))
+		got := write.Run(context.Background(), args(map[string]string{"path": tc.path, "content": "hi"})).Output
 		if !strings.HasPrefix(got, tc.want) {
 			t.Errorf("write_file %s: got %q, want %q…", tc.path, got, tc.want)
 		}
@@ -157,7 +157,7 @@ func TestSandboxedWriteAndEdit(t *testing.T) {
 		{"link/o.txt", "error: edit: link/o.txt: " + outside + "it leads to " + out + "/o.txt, " + roots},
 		{out + "/o.txt", "error: edit: " + out + "/o.txt: " + outside + roots},
 	} {
-		got := edit.Run(context.Background(), args(map[string]string{"path": tc.path, "old": "hi", "new": "ho"}))
+		got := edit.Run(context.Background(), args(map[string]string{"path": tc.path, "old": "hi", "new": "ho"})).Output
 		if !strings.HasPrefix(got, tc.want) {
 			t.Errorf("edit_file %s: got %q, want %q…", tc.path, got, tc.want)
 		}
@@ -168,7 +168,7 @@ func TestSandboxedWriteAndEdit(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(out, "o.txt")); string(b) != "outside" {
 		t.Errorf("o.txt = %q", b)
 	}
-	if got := write.Run(context.Background(), args(map[string]string{"path": tmp + "/t.txt", "content": "t"})); got != "wrote 1 bytes to "+tmp+"/t.txt" {
+	if got := write.Run(context.Background(), args(map[string]string{"path": tmp + "/t.txt", "content": "t"})).Output; got != "wrote 1 bytes to "+tmp+"/t.txt" {
 		t.Errorf("the temp directory: %q", got)
 	}
 }
@@ -182,11 +182,11 @@ func TestSandboxedReadonlyFiles(t *testing.T) {
 	edit, _ := sandboxed(t, "edit_file", dir, sandbox.ReadOnly)
 	refused := "refused by the sandbox (sandbox: readonly): write_file and edit_file write no file"
 	for _, p := range []string{"b.txt", tmp + "/b.txt"} {
-		if got := write.Run(context.Background(), args(map[string]string{"path": p, "content": "x"})); got != "error: write: "+p+": "+refused {
+		if got := write.Run(context.Background(), args(map[string]string{"path": p, "content": "x"})).Output; got != "error: write: "+p+": "+refused {
 			t.Errorf("write_file %s: %q", p, got)
 		}
 	}
-	if got := edit.Run(context.Background(), args(map[string]string{"path": "a.txt", "old": "hi", "new": "ho"})); got != "error: edit: a.txt: "+refused {
+	if got := edit.Run(context.Background(), args(map[string]string{"path": "a.txt", "old": "hi", "new": "ho"})).Output; got != "error: edit: a.txt: "+refused {
 		t.Errorf("edit_file: %q", got)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "hi" {

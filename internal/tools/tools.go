@@ -1,27 +1,22 @@
 // Package tools holds the built-in tools mm offers a model: bash, read_file,
-// write_file and edit_file. Every tool reports failure as its output (a
-// string starting with "error: ") rather than as a Go error, so the model can
-// read what went wrong and try again.
+// write_file and edit_file. Every tool reports failure as its result — an
+// output starting with "error: " that the model reads, so it can try again,
+// and the status Failed that front ends show — rather than as a Go error.
 package tools
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/mm-agent/mm/internal/model"
 	"github.com/mm-agent/mm/internal/sandbox"
+	"github.com/mm-agent/mm/orchestrator"
 )
 
-// Tool is the shape of orchestrator.Tool, declared here so this package does
-// not depend on the orchestrator.
-type Tool interface {
-	Def() model.ToolDef
-	Run(ctx context.Context, input json.RawMessage) string
-}
+// Tool is a built-in tool: what the orchestrator runs.
+type Tool = orchestrator.Tool
 
 // Names lists the built-in tools in their default order.
 var Names = []string{"bash", "read_file", "write_file", "edit_file"}
@@ -90,7 +85,7 @@ func unwrap(input json.RawMessage) json.RawMessage {
 }
 
 // decode parses input into v (a pointer to a struct of pointer fields) and
-// returns "" or the error output for the model.
+// returns "" or what is wrong with it, for the model.
 func decode(input json.RawMessage, v any) string {
 	in := unwrap(input)
 	if len(in) == 0 {
@@ -104,13 +99,13 @@ func decode(input json.RawMessage, v any) string {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te) && te.Field == "":
-		return "error: invalid arguments: want a JSON object, got " + te.Value
+		return "invalid arguments: want a JSON object, got " + te.Value
 	case errors.As(err, &te):
-		return fmt.Sprintf("error: invalid arguments: %q must be a %s, not %s", te.Field, jsonType(te.Type.String()), te.Value)
+		return fmt.Sprintf("invalid arguments: %q must be a %s, not %s", te.Field, jsonType(te.Type.String()), te.Value)
 	case errors.As(err, &se):
-		return "error: invalid arguments: malformed JSON: " + strings.TrimPrefix(se.Error(), "json: ")
+		return "invalid arguments: malformed JSON: " + strings.TrimPrefix(se.Error(), "json: ")
 	default:
-		return "error: invalid arguments: " + strings.TrimPrefix(err.Error(), "json: ")
+		return "invalid arguments: " + strings.TrimPrefix(err.Error(), "json: ")
 	}
 }
 
@@ -122,12 +117,21 @@ func jsonType(goType string) string {
 	return goType
 }
 
-// required returns the error output for a missing or empty string field, or "".
+// required returns what is wrong with a missing or empty string field, or "".
 func required(name string, v *string) string {
 	if v == nil || *v == "" {
-		return fmt.Sprintf("error: missing %q", name)
+		return fmt.Sprintf("missing %q", name)
 	}
 	return ""
+}
+
+// output is the result of a call that did its work.
+func output(s string) orchestrator.Result { return orchestrator.Result{Output: s} }
+
+// failure is the result of a call that could not: the model reads
+// "error: " and msg.
+func failure(format string, args ...any) orchestrator.Result {
+	return orchestrator.Failure(fmt.Sprintf(format, args...))
 }
 
 // schema builds a JSON Schema object whose properties are all strings and all

@@ -116,7 +116,7 @@ func TestArgumentErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool+" "+tc.input, func(t *testing.T) {
-			got := tool(t, tc.tool, t.TempDir()).Run(context.Background(), json.RawMessage(tc.input))
+			got := tool(t, tc.tool, t.TempDir()).Run(context.Background(), json.RawMessage(tc.input)).Output
 			if !strings.HasPrefix(got, tc.want) {
 				t.Errorf("got %q, want prefix %q", got, tc.want)
 			}
@@ -126,7 +126,7 @@ func TestArgumentErrors(t *testing.T) {
 
 func TestDoubleEncodedArguments(t *testing.T) {
 	in := args(`{"command": "echo hi"}`) // a JSON string holding the object
-	got := tool(t, "bash", t.TempDir()).Run(context.Background(), in)
+	got := tool(t, "bash", t.TempDir()).Run(context.Background(), in).Output
 	if got != "hi\n[exit status 0]" {
 		t.Errorf("got %q", got)
 	}
@@ -153,7 +153,7 @@ func TestBash(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "marker.txt"), []byte("here\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got := tool(t, "bash", dir).Run(context.Background(), args(map[string]string{"command": tc.command}))
+			got := tool(t, "bash", dir).Run(context.Background(), args(map[string]string{"command": tc.command})).Output
 			if got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
@@ -173,7 +173,7 @@ func TestBashOutputCap(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tool(t, "bash", t.TempDir()).Run(context.Background(), args(map[string]string{"command": tc.command}))
+			got := tool(t, "bash", t.TempDir()).Run(context.Background(), args(map[string]string{"command": tc.command})).Output
 			if !strings.HasSuffix(got, "[exit status 0]") {
 				t.Fatalf("no exit status at end: %q", got[max(0, len(got)-100):])
 			}
@@ -274,7 +274,7 @@ func eventually(cond func() bool) bool {
 func TestBashBackgroundChild(t *testing.T) {
 	start := time.Now()
 	got := tool(t, "bash", t.TempDir()).Run(context.Background(),
-		args(map[string]string{"command": "sleep 30 & echo $!; echo started"}))
+		args(map[string]string{"command": "sleep 30 & echo $!; echo started"})).Output
 	if d := time.Since(start); d > 1500*time.Millisecond {
 		t.Fatalf("took %v: the background child held the call", d)
 	}
@@ -295,7 +295,7 @@ func TestBashBackgroundChild(t *testing.T) {
 func TestBashBackgroundChildQuietOutput(t *testing.T) {
 	// A child that does not hold the output pipe is killed all the same.
 	got := tool(t, "bash", t.TempDir()).Run(context.Background(),
-		args(map[string]string{"command": "sleep 30 >/dev/null 2>&1 & echo $!"}))
+		args(map[string]string{"command": "sleep 30 >/dev/null 2>&1 & echo $!"})).Output
 	pid, err := strconv.Atoi(strings.Split(got, "\n")[0])
 	if err != nil {
 		t.Fatalf("got %q", got)
@@ -321,7 +321,7 @@ func TestBashCancel(t *testing.T) {
 	go func() { <-ctx.Done(); cancelled <- time.Now() }()
 
 	cmd := fmt.Sprintf("echo $$ > %s; echo started; sleep 30 & sleep 30", pidFile)
-	got := tool(t, "bash", dir).Run(ctx, args(map[string]string{"command": cmd}))
+	got := tool(t, "bash", dir).Run(ctx, args(map[string]string{"command": cmd})).Output
 	returned := time.Now()
 
 	if !strings.HasPrefix(got, "error: cancelled") || !strings.Contains(got, "started") {
@@ -353,7 +353,7 @@ func TestBashCancel(t *testing.T) {
 func TestBashAlreadyCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	got := tool(t, "bash", t.TempDir()).Run(ctx, args(map[string]string{"command": "echo hi"}))
+	got := tool(t, "bash", t.TempDir()).Run(ctx, args(map[string]string{"command": "echo hi"})).Output
 	if got != "error: cancelled" {
 		t.Errorf("got %q", got)
 	}
@@ -361,7 +361,7 @@ func TestBashAlreadyCancelled(t *testing.T) {
 
 func TestBashBadDir(t *testing.T) {
 	got := tool(t, "bash", filepath.Join(t.TempDir(), "gone")).Run(context.Background(),
-		args(map[string]string{"command": "true"}))
+		args(map[string]string{"command": "true"})).Output
 	if !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "no such file or directory") {
 		t.Errorf("got %q", got)
 	}
@@ -400,7 +400,7 @@ func TestReadFile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tool(t, "read_file", dir).Run(context.Background(), args(map[string]string{"path": tc.path}))
+			got := tool(t, "read_file", dir).Run(context.Background(), args(map[string]string{"path": tc.path})).Output
 			if got != tc.want {
 				t.Errorf("got %q, want %q", clip(got), clip(tc.want))
 			}
@@ -438,7 +438,7 @@ func TestWriteFile(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := tool(t, "write_file", dir).Run(context.Background(),
-				args(map[string]string{"path": tc.path, "content": tc.content}))
+				args(map[string]string{"path": tc.path, "content": tc.content})).Output
 			if got != tc.want {
 				t.Fatalf("got %q, want %q", got, tc.want)
 			}
@@ -475,7 +475,7 @@ func TestEditFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := tool(t, "edit_file", dir).Run(context.Background(),
-				args(map[string]string{"path": "f.txt", "old": tc.old, "new": tc.new}))
+				args(map[string]string{"path": "f.txt", "old": tc.old, "new": tc.new})).Output
 			if got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
@@ -493,7 +493,7 @@ func TestEditFile(t *testing.T) {
 	}
 	t.Run("missing file", func(t *testing.T) {
 		got := tool(t, "edit_file", t.TempDir()).Run(context.Background(),
-			args(map[string]string{"path": "nope.txt", "old": "a", "new": "b"}))
+			args(map[string]string{"path": "nope.txt", "old": "a", "new": "b"})).Output
 		if want := "error: edit: nope.txt: no such file or directory"; got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}

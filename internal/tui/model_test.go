@@ -38,9 +38,9 @@ func (f *fakeModel) Chat(ctx context.Context, _ llm.Request, onText func(string)
 type fakeTool struct{ ran chan string }
 
 func (t *fakeTool) Def() llm.ToolDef { return llm.ToolDef{Name: "touch"} }
-func (t *fakeTool) Run(_ context.Context, input json.RawMessage) string {
+func (t *fakeTool) Run(_ context.Context, input json.RawMessage) orchestrator.Result {
 	t.ran <- string(input)
-	return "done"
+	return orchestrator.Result{Output: "done"}
 }
 
 // harness runs the window's model without a terminal: what its jobs send

@@ -111,9 +111,11 @@ func (t *transcript) show(ev orchestrator.Event) {
 		}
 		if e.state == toolRunning {
 			e.state = toolDone
-			switch ev.Output {
-			case orchestrator.NoConsent, orchestrator.UserRefused, "error: cancelled":
+			switch {
+			case ev.Status.Refused():
 				e.state, e.detail = toolFailed, ev.Output
+			case ev.Status == orchestrator.Cancelled:
+				e.state, e.detail = toolFailed, orchestrator.CancelledOutput
 			}
 		}
 		if ev.Summary != "" {

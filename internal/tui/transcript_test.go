@@ -57,7 +57,7 @@ func TestTranscriptLines(t *testing.T) {
 			name: "refused by the user",
 			events: []orchestrator.Event{
 				{Kind: orchestrator.ToolStart, Call: bash},
-				{Kind: orchestrator.ToolEnd, Call: bash, Output: orchestrator.UserRefused},
+				{Kind: orchestrator.ToolEnd, Call: bash, Output: orchestrator.UserRefused, Status: orchestrator.Denied},
 			},
 			want: []string{"✗ bash: rm -rf data", "  [denied by the user]"},
 		},
