@@ -34,7 +34,9 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	args := []string{"build", "-o", filepath.Join(dir, "mm")}
+	// The version is pinned, and no commit recorded, so that banners read
+	// the same from any commit (version_test.go builds mm as users do).
+	args := []string{"build", "-o", filepath.Join(dir, "mm"), "-buildvcs=false", "-ldflags=-X github.com/mm-agent/mm/internal/cli.version=v0.1.0-dev"}
 	if raceEnabled {
 		args = append(args, "-race")
 	}
