@@ -118,6 +118,7 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 		out      []byte
 		overflow bool
 		stuck    bool // stdout did not reach its end before the deadline
+		errStuck bool // nor stderr
 		errHead  = make([]byte, 0, stderrQuote)
 	)
 	wg.Add(2)
@@ -134,7 +135,9 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	go func() {
 		defer wg.Done()
 		defer errR.Close()
-		errHead = readHead(errR, errHead)
+		var err error
+		errHead, err = readHead(errR, errHead)
+		errStuck = errors.Is(err, os.ErrDeadlineExceeded)
 	}()
 	readers := make(chan struct{})
 	go func() {
@@ -151,6 +154,9 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	g.Kill() // whatever the shell left behind
 	select {
 	case <-readers:
+		if stuck || errStuck { // cut short by the deadline or a cancel
+			g.KillEscaped()
+		}
 	case <-time.After(drainGrace):
 		// Something that left the group holds the pipes.
 		g.KillEscaped()
@@ -211,8 +217,9 @@ func readLimited(r io.Reader, limit int) (_ []byte, overflow bool, err error) {
 }
 
 // readHead keeps the first cap(head) bytes of r and discards the rest, so a
-// hook that floods stderr neither blocks nor costs memory.
-func readHead(r io.Reader, head []byte) []byte {
+// hook that floods stderr neither blocks nor costs memory. err is what
+// ended the reading (io.EOF at the end).
+func readHead(r io.Reader, head []byte) ([]byte, error) {
 	var scratch [4096]byte
 	for {
 		n, err := r.Read(scratch[:])
@@ -220,7 +227,7 @@ func readHead(r io.Reader, head []byte) []byte {
 			head = append(head, scratch[:min(n, room)]...)
 		}
 		if err != nil {
-			return head
+			return head, err
 		}
 	}
 }
