@@ -25,10 +25,10 @@ func prepare(cmd *exec.Cmd) {
 
 func prepareServer(*exec.Cmd) {}
 
-// attach puts the process in a new job, just after it started. (Creating
+// attach puts the process in a new job, just after it started. (Starting
 // it inside the job would need its main thread's handle, which os/exec
-// keeps; what the process starts in its first instants escapes, which is
-// why mm's own children are tied to mm by their job, not only their group.)
+// keeps to itself: what the process starts in its very first instants,
+// before attach, is outside the job.)
 func (s *sysGroup) attach(p *os.Process) error {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
