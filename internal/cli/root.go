@@ -261,6 +261,13 @@ func newApp(cfg *config.Config, io *IOStreams) (*app, error) {
 	if err != nil {
 		return nil, &exitError{exitFailure, (&config.Error{Path: cfg.Path, Msg: err.Error()}).Error()}
 	}
+	if cfg.Hooks.Count() > 0 {
+		// Hooks run with sh: without one (Windows without Git for Windows),
+		// none of them could run, guards included; say so before anything.
+		if _, err := hooks.Shell(); err != nil {
+			return nil, &exitError{exitFailure, (&config.Error{Path: cfg.Path, Msg: err.Error()}).Error()}
+		}
+	}
 	if ep.APIKeyMissing {
 		fmt.Fprintln(io.Err, apiKeyWarning(ep))
 	}
