@@ -77,7 +77,7 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) string {
 	cmd.Stdout = w // one *os.File for both: interleaved in the order written
 	cmd.Stderr = w
 	cmd.Env = envFrom(ctx) // nil: mm's own
-	procs.Prepare(cmd) // its own group, killed whole on cancel
+	procs.Prepare(cmd)     // its own group, killed whole on cancel
 	// The pipe is ours, so Wait does not wait on it; WaitDelay only guards
 	// against a Cancel that fails to end bash.
 	cmd.WaitDelay = time.Second
