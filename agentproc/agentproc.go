@@ -2,8 +2,10 @@
 // hashicorp/go-plugin (gRPC). The host side (Supervisor) starts a child on
 // first use, reuses it for later asks of the session, cancels an ask when
 // its context ends and stops every child when the session ends — or when
-// the parent dies, however it dies: each child watches a lifeline pipe and
-// gets a parent-death signal, and takes everything it started with it. The
+// the parent dies, however it dies: each child watches a lifeline pipe (and
+// on Linux gets a parent-death signal), and takes everything it started
+// with it; if a child dies first, the parent kills what it left (package
+// procs has the mechanisms, per platform). The
 // child side (Serve) is a hidden mm subcommand serving one Ask RPC per ask.
 //
 // Relay semantics (hooks, notices) are not here: see package relay.
@@ -28,14 +30,6 @@ var Handshake = plugin.HandshakeConfig{
 
 // ServeCommand is the hidden mm subcommand a child runs.
 const ServeCommand = "__agent"
-
-// The variables between a parent and its child start with MM_AGENT_: the
-// child's agent leaves them out of what it gives the processes it starts
-// (internal/agent's Env).
-
-// lifelineEnv names the child's file descriptor whose other end the parent
-// holds: when the parent dies, the child reads end of file.
-const lifelineEnv = "MM_AGENT_LIFELINE_FD"
 
 const maxMsg = 64 << 20
 

@@ -4,26 +4,28 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin/runner"
+
+	"github.com/mm-agent/mm/internal/procs"
 )
 
 // procRunner starts a child the way go-plugin's own runner does, with
 // three differences that matter to mm: the child does not get the parent's
-// stdin (in line mode it would steal the user's lines), it runs in its own
-// process group (a Ctrl-C in the terminal reaches the parent only, which
-// cancels the ask), and it is tied to the parent's life by a lifeline pipe
-// and the parent-death signal.
+// stdin (in line mode it would steal the user's lines), it runs in a group
+// of its own (a Ctrl-C in the terminal reaches the parent only, which
+// cancels the ask), and it is tied to the parent's life (procs: a lifeline
+// pipe, the parent-death signal on Linux, the warden, a job object on
+// Windows). When the child ends, however it ends, the parent kills what it
+// left: its group, and what escaped the group carrying its tag.
 type procRunner struct {
 	cmd            *exec.Cmd
 	stdout, stderr io.ReadCloser
-	lifeline       *os.File // the parent's end; closed when the child is gone
-	pid            int
+	lifeline       *procs.Lifeline
+	group          *procs.Group
 }
 
 var _ runner.Runner = (*procRunner)(nil)
@@ -36,7 +38,7 @@ func newRunner(bin string, args []string, dir string, env []string) func(hclog.L
 		cmd.Dir = dir
 		cmd.Env = append(append([]string(nil), env...), spec.Env...)
 		cmd.Stdin = nil // /dev/null
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+		procs.Prepare(cmd)
 		r := &procRunner{cmd: cmd}
 		var err error
 		if r.stdout, err = cmd.StdoutPipe(); err != nil {
@@ -50,44 +52,49 @@ func newRunner(bin string, args []string, dir string, env []string) func(hclog.L
 }
 
 func (r *procRunner) Start(context.Context) error {
-	lr, lw, err := os.Pipe()
+	l, err := procs.NewLifeline(r.cmd)
 	if err != nil {
 		return err
 	}
-	r.cmd.ExtraFiles = []*os.File{lr}
-	r.cmd.Env = append(r.cmd.Env, lifelineEnv+"=3")
-	err = r.cmd.Start()
-	lr.Close()
+	g, err := procs.Start(r.cmd)
+	l.Started()
 	if err != nil {
-		lw.Close()
+		l.Close()
 		return err
 	}
-	r.lifeline, r.pid = lw, r.cmd.Process.Pid
+	r.lifeline, r.group = l, g
 	return nil
 }
 
 func (r *procRunner) Wait(context.Context) error {
 	err := r.cmd.Wait()
 	r.lifeline.Close()
+	r.group.Kill()
+	r.group.KillEscaped()
+	r.group.Release()
 	return err
 }
 
 // Kill asks the child to go (SIGTERM: it kills what it started and exits)
-// and kills its process group outright half a second later.
+// and kills its group outright half a second later.
 func (r *procRunner) Kill(context.Context) error {
-	if r.pid == 0 {
+	if r.group == nil {
 		return nil
 	}
-	syscall.Kill(r.pid, syscall.SIGTERM)
-	pid := r.pid
-	time.AfterFunc(500*time.Millisecond, func() { syscall.Kill(-pid, syscall.SIGKILL) })
+	r.group.Terminate()
+	time.AfterFunc(500*time.Millisecond, r.group.Kill)
 	return nil
 }
 
 func (r *procRunner) Stdout() io.ReadCloser { return r.stdout }
 func (r *procRunner) Stderr() io.ReadCloser { return r.stderr }
 func (r *procRunner) Name() string          { return r.cmd.Path }
-func (r *procRunner) ID() string            { return fmt.Sprint(r.pid) }
+func (r *procRunner) ID() string {
+	if r.group == nil {
+		return ""
+	}
+	return fmt.Sprint(r.group.Pid())
+}
 func (r *procRunner) Diagnose(context.Context) string {
 	return "the asked agent's process (" + r.cmd.Path + ") did not complete the handshake"
 }

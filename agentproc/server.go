@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/signal"
-	"strconv"
 	"sync"
 	"syscall"
 
@@ -32,14 +31,7 @@ func Serve(impl Agent, cleanup func()) {
 		procs.KillAll()
 		os.Exit(1)
 	}
-	if fd, err := strconv.Atoi(os.Getenv(lifelineEnv)); err == nil {
-		f := os.NewFile(uintptr(fd), "lifeline")
-		go func() {
-			var b [1]byte
-			f.Read(b[:]) // returns when the parent is gone
-			abort()
-		}()
-	}
+	procs.WatchLifeline(abort)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM)
 	go func() {

@@ -8,10 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/mm-agent/mm/internal/procs"
 )
@@ -26,25 +23,44 @@ const (
 	syncStdin = 32 << 10
 )
 
-var shPath = func() string {
+// Shell is the sh that hook commands run with: the first on PATH, else
+// /bin/sh on Unix. On Windows it must be on PATH (Git for Windows has one):
+// the error, when it is not, says what to install, and mm gives it at start
+// when the config has hooks, rather than running none of them.
+func Shell() (string, error) { return shell() }
+
+var shell = sync.OnceValues(func() (string, error) {
 	if p, err := exec.LookPath("sh"); err == nil {
-		return p
+		return p, nil
 	}
-	return "/bin/sh"
-}()
+	return noShell()
+})
+
+// drainGrace is how long the run waits, once its shell has exited and its
+// group has been killed, for its pipes to close before it looks for a
+// process that left the group and still holds them.
+const drainGrace = 50 * time.Millisecond
 
 // execute runs one hook command: sh -c in dir with env, stdin written then
 // closed, stdout read up to 1 MiB, the first bytes of stderr kept. The
-// command runs in its own process group, and the whole group is killed on
-// timeout, on cancel, on a stdout flood and once the shell itself has exited,
-// so no background child outlives the run or holds its pipes open.
+// command runs in a process group of its own (procs), and the whole group
+// is killed on timeout, on cancel, on a stdout flood and once the shell
+// itself has exited, so no background child outlives the run. The timeout
+// bounds the whole run, pipes included: a process that left the group
+// (setsid) and holds the pipes is looked for and killed, and if the pipes
+// are still open at the deadline the run has timed out.
 //
 // The returned error is a failure whose text is the reference's message.
 func execute(ctx context.Context, command, dir string, env []string, timeout time.Duration, stdin []byte) ([]byte, error) {
 	if ctx.Err() != nil {
 		return nil, failure("cancelled")
 	}
-	tctx, cancel := context.WithTimeout(ctx, timeout)
+	sh, err := Shell()
+	if err != nil {
+		return nil, failure("start: " + err.Error())
+	}
+	deadline := time.Now().Add(timeout)
+	tctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 
 	inR, inW, err := os.Pipe()
@@ -66,13 +82,12 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 		return nil, failure("start: " + err.Error())
 	}
 
-	cmd := exec.CommandContext(tctx, shPath, "-c", command)
+	cmd := exec.CommandContext(tctx, sh, "-c", command)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	startErr := cmd.Start()
+	procs.Prepare(cmd)
+	g, startErr := procs.Start(cmd)
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -82,31 +97,52 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 		errR.Close()
 		return nil, failure("start: " + startErr.Error())
 	}
-	pid := cmd.Process.Pid
-	untrack := procs.Track(pid)
-	defer untrack()
+	defer g.Release()
 
-	// The readers own outR and errR and close them; out and tail are theirs
-	// until wg.Wait returns.
+	// No read or write of the run's pipes goes past its deadline, nor past
+	// a cancel: whatever holds their other ends, the run ends.
+	for _, f := range []*os.File{inW, outR, errR} {
+		f.SetDeadline(deadline)
+	}
+	stopCancel := context.AfterFunc(ctx, func() {
+		for _, f := range []*os.File{inW, outR, errR} {
+			f.SetDeadline(time.Now())
+		}
+	})
+	defer stopCancel()
+
+	// The readers own outR and errR and close them; out, overflow, stuck
+	// and errHead are theirs until readers is closed.
 	var (
 		wg       sync.WaitGroup
 		out      []byte
 		overflow bool
+		stuck    bool // stdout did not reach its end before the deadline
+		errStuck bool // nor stderr
 		errHead  = make([]byte, 0, stderrQuote)
 	)
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		defer outR.Close()
-		out, overflow = readLimited(outR, maxStdout)
+		var err error
+		out, overflow, err = readLimited(outR, maxStdout)
+		stuck = errors.Is(err, os.ErrDeadlineExceeded)
 		if overflow {
-			killGroup(pid)
+			g.Kill()
 		}
 	}()
 	go func() {
 		defer wg.Done()
 		defer errR.Close()
-		errHead = readHead(errR, errHead)
+		var err error
+		errHead, err = readHead(errR, errHead)
+		errStuck = errors.Is(err, os.ErrDeadlineExceeded)
+	}()
+	readers := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(readers)
 	}()
 	if len(stdin) <= syncStdin {
 		writeStdin(inW, stdin)
@@ -115,13 +151,22 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	}
 
 	waitErr := cmd.Wait()
-	killGroup(pid) // whatever the shell left behind
-	wg.Wait()
+	g.Kill() // whatever the shell left behind
+	select {
+	case <-readers:
+		if stuck || errStuck { // cut short by the deadline or a cancel
+			g.KillEscaped()
+		}
+	case <-time.After(drainGrace):
+		// Something that left the group holds the pipes.
+		g.KillEscaped()
+		<-readers
+	}
 
 	switch {
 	case ctx.Err() != nil:
 		return nil, failure("cancelled")
-	case tctx.Err() != nil:
+	case tctx.Err() != nil || stuck:
 		return nil, failure("timed out after " + timeout.String())
 	case overflow:
 		return nil, failure(fmt.Sprintf("stdout larger than %d bytes", maxStdout))
@@ -129,8 +174,8 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) {
 		msg := fmt.Sprintf("exit status %d", ee.ExitCode())
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			msg = "killed by signal " + unix.SignalName(ws.Signal())
+		if sig, ok := procs.Signal(ee.ProcessState); ok {
+			msg = "killed by signal " + sig
 		}
 		if q := quote(errHead); q != "" {
 			msg += ": " + q
@@ -148,33 +193,33 @@ func writeStdin(w *os.File, b []byte) {
 	w.Close()
 }
 
-func killGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGKILL) }
-
-// readLimited reads r to EOF, keeping at most limit bytes; it stops as soon
-// as more arrive and reports the overflow, so a flood costs mm no memory.
-func readLimited(r io.Reader, limit int) ([]byte, bool) {
+// readLimited reads r to its end, keeping at most limit bytes; it stops as
+// soon as more arrive and reports the overflow, so a flood costs mm no
+// memory. err is what ended the reading (io.EOF at the end).
+func readLimited(r io.Reader, limit int) (_ []byte, overflow bool, err error) {
 	buf := make([]byte, 0, 512)
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > limit {
-				return nil, true
+				return nil, true, nil
 			}
 			buf = append(buf, 0)[:len(buf)]
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if len(buf) > limit {
-			return nil, true
+			return nil, true, nil
 		}
 		if err != nil {
-			return buf, false
+			return buf, false, err
 		}
 	}
 }
 
 // readHead keeps the first cap(head) bytes of r and discards the rest, so a
-// hook that floods stderr neither blocks nor costs memory.
-func readHead(r io.Reader, head []byte) []byte {
+// hook that floods stderr neither blocks nor costs memory. err is what
+// ended the reading (io.EOF at the end).
+func readHead(r io.Reader, head []byte) ([]byte, error) {
 	var scratch [4096]byte
 	for {
 		n, err := r.Read(scratch[:])
@@ -182,7 +227,7 @@ func readHead(r io.Reader, head []byte) []byte {
 			head = append(head, scratch[:min(n, room)]...)
 		}
 		if err != nil {
-			return head
+			return head, err
 		}
 	}
 }

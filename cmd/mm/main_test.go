@@ -40,7 +40,9 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	args := []string{"build", "-o", filepath.Join(dir, "mm")}
+	// The version is pinned, and no commit recorded, so that banners read
+	// the same from any commit (version_test.go builds mm as users do).
+	args := []string{"build", "-o", filepath.Join(dir, "mm"), "-buildvcs=false", "-ldflags=-X github.com/mm-agent/mm/internal/cli.version=v0.1.0-dev"}
 	if raceEnabled {
 		args = append(args, "-race")
 	}
@@ -97,6 +99,7 @@ func TestScripts(t *testing.T) {
 			"nopid":     cmdNopid,
 			"freeport":  cmdFreeport,
 			"waitport":  cmdWaitport,
+			"noprocs":   cmdNoprocs,
 		},
 	})
 }
@@ -234,6 +237,60 @@ func cmdWaitport(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("nothing listens at %s after 20s", args[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cmdNoprocs checks, waiting up to the given time, that no live process
+// started by this script is left: none whose environment carries the
+// script's RUNID (every process the script starts inherits it, and passes
+// it on unless it clears its environment) — with MARKER, none of those
+// whose command line contains MARKER. On failure it lists them.
+//
+//	noprocs WITHIN [MARKER]
+func cmdNoprocs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: noprocs WITHIN [MARKER]")
+	}
+	within, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	match := func(pid string) bool {
+		if len(args) == 2 {
+			cl, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+			if !strings.Contains(strings.ReplaceAll(string(cl), "\x00", " "), args[1]) {
+				return false
+			}
+		}
+		env, _ := os.ReadFile("/proc/" + pid + "/environ")
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == "RUNID="+ts.Getenv("RUNID") {
+				return true
+			}
+		}
+		return false
+	}
+	self := strconv.Itoa(os.Getpid())
+	deadline := time.Now().Add(within)
+	for {
+		var left []string
+		names, err := filepath.Glob("/proc/[0-9]*")
+		ts.Check(err)
+		for _, n := range names {
+			pid := filepath.Base(n)
+			if pid == self || !match(pid) {
+				continue
+			}
+			if p, _ := strconv.Atoi(pid); processAlive(p) {
+				cl, _ := os.ReadFile(n + "/cmdline")
+				left = append(left, pid+" "+strings.TrimSpace(strings.ReplaceAll(string(cl), "\x00", " ")))
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("still running after %s:\n%s", within, strings.Join(left, "\n"))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

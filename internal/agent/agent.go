@@ -112,6 +112,13 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, &config.Error{Path: cfg.Path, Msg: err.Error()}
 	}
+	if cfg.Hooks.Count() > 0 {
+		// Hooks run with sh: without one (Windows without Git for Windows),
+		// none of them could run, guards included; say so before anything.
+		if _, err := hooks.Shell(); err != nil {
+			return nil, &config.Error{Path: cfg.Path, Msg: err.Error()}
+		}
+	}
 	notices := opts.Notices
 	if notices == nil {
 		notices = io.Discard

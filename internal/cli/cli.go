@@ -14,9 +14,6 @@ import (
 	"golang.org/x/term"
 )
 
-// Version is mm's version, set at build time with -ldflags "-X github.com/mm-agent/mm/internal/cli.Version=…".
-var Version = "v0.1.0-dev"
-
 // Exit codes of the contract.
 const (
 	exitOK          = 0
@@ -138,7 +135,7 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
+		Version:       fullVersion(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.args = args
 			opts.yoloSet = cmd.Flags().Changed("yolo")
@@ -188,10 +185,10 @@ func oneDash(usages string) string {
 func newCmdVersion(io *IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print mm's version",
+		Short: "Print mm's version (and the commit it was built from, when it knows it)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintln(io.Out, "mm "+Version)
+			fmt.Fprintln(io.Out, "mm "+fullVersion())
 			return nil
 		},
 	}

@@ -19,7 +19,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/internal/procs"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -37,6 +37,7 @@ const StartTimeout = 30 * time.Second
 type Servers struct {
 	mu       sync.Mutex
 	sessions map[string]*mcp.ClientSession
+	stops    []func()
 	tools    []*Tool
 }
 
@@ -84,6 +85,8 @@ func (s *Servers) start(ctx context.Context, name string, cfg config.MCPServer, 
 	defer cancel()
 	var transport mcp.Transport
 	var stderr *headWriter
+	started := false
+	stop := func() {} // kills what is left of a command server once its session is closed
 	if cfg.Command != "" {
 		cmd := exec.Command(cfg.Command, cfg.Args...)
 		cmd.Dir = dir
@@ -99,10 +102,20 @@ func (s *Servers) start(ctx context.Context, name string, cfg config.MCPServer, 
 		}
 		stderr = &headWriter{max: 300}
 		cmd.Stderr = stderr
-		// Its own process group, so a Ctrl-C in the terminal is mm's to
-		// handle; gone with mm whatever way mm goes.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+		// Its own group, so a Ctrl-C in the terminal is mm's to handle; gone
+		// with mm whatever way mm goes, and what it started with it (procs).
+		procs.PrepareServer(cmd)
+		// Close waits for stderr's copy: a grandchild holding it must not
+		// hold mm's exit.
+		cmd.WaitDelay = time.Second
+		st := &serverTransport{CommandTransport: mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}}
+		defer func() {
+			if !started {
+				st.stop()
+			}
+		}()
+		transport = st
+		stop = st.stop
 	} else {
 		transport = &mcp.StreamableClientTransport{
 			Endpoint:   cfg.URL,
@@ -132,7 +145,9 @@ func (s *Servers) start(ctx context.Context, name string, cfg config.MCPServer, 
 	}
 	s.mu.Lock()
 	s.sessions[name] = session
+	s.stops = append(s.stops, stop)
 	s.mu.Unlock()
+	started = true
 	return tools, nil
 }
 
@@ -143,8 +158,8 @@ func (s *Servers) Tools() []*Tool { return s.tools }
 // Close stops every server.
 func (s *Servers) Close() {
 	s.mu.Lock()
-	sessions := s.sessions
-	s.sessions = nil
+	sessions, stops := s.sessions, s.stops
+	s.sessions, s.stops = nil, nil
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, cs := range sessions {
@@ -155,6 +170,38 @@ func (s *Servers) Close() {
 		}()
 	}
 	wg.Wait()
+	for _, stop := range stops {
+		stop()
+	}
+}
+
+// serverTransport is the SDK's command transport, with the server's process
+// group known to procs from the moment the SDK starts it (its connection
+// is made before any handshake), so that nothing of it outlives mm.
+type serverTransport struct {
+	mcp.CommandTransport
+	group *procs.Group
+}
+
+func (t *serverTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.CommandTransport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if t.group, err = procs.Adopt(t.Command); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// stop kills what is left of the server's group (its session closed, or
+// it never started) and forgets it.
+func (t *serverTransport) stop() {
+	if t.group != nil {
+		t.group.Kill()
+		t.group.Release()
+	}
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)

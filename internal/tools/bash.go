@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -29,6 +28,10 @@ const (
 // command's process group has been killed (a process that left the group
 // could otherwise hold it open forever).
 const drainWait = 2 * time.Second
+
+// drainGrace is how long Run waits for the pipe to close, once the group is
+// dead, before it looks for a process that left the group and holds it.
+const drainGrace = 50 * time.Millisecond
 
 type bashTool struct {
 	dir string
@@ -60,34 +63,33 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) orchestrator.
 		return orchestrator.CancelledResult("")
 	}
 
+	bash, err := bashPath()
+	if err != nil {
+		return failure("run: %s", err)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return failure("run: %s", err)
 	}
 	defer r.Close()
 
-	cmd := exec.CommandContext(ctx, "bash", "-c", *args.Command)
+	cmd := exec.CommandContext(ctx, bash, "-c", *args.Command)
 	cmd.Dir = t.dir
 	t.box.Wrap(cmd)
 	cmd.Stdout = w // one *os.File for both: interleaved in the order written
 	cmd.Stderr = w
-	cmd.Env = t.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		killGroup(cmd.Process.Pid)
-		return nil
-	}
+	cmd.Env = t.env    // nil: mm's own
+	procs.Prepare(cmd) // its own group, killed whole on cancel
 	// The pipe is ours, so Wait does not wait on it; WaitDelay only guards
 	// against a Cancel that fails to end bash.
 	cmd.WaitDelay = time.Second
 
-	if err := cmd.Start(); err != nil {
-		w.Close()
+	g, err := procs.Start(cmd)
+	w.Close() // the children hold the write end now
+	if err != nil {
 		return failure("run: %s", cleanErr(err))
 	}
-	w.Close() // the children hold the write end now
-	untrack := procs.Track(cmd.Process.Pid)
-	defer untrack()
+	defer g.Release()
 
 	var out capBuffer
 	done := make(chan struct{})
@@ -99,9 +101,15 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) orchestrator.
 	waitErr := cmd.Wait()
 	// bash is gone; whatever it left in its group goes too, so nothing
 	// outlives the call or keeps the pipe open.
-	killGroup(cmd.Process.Pid)
+	g.Kill()
 	_ = r.SetReadDeadline(time.Now().Add(drainWait))
-	<-done
+	select {
+	case <-done:
+	case <-time.After(drainGrace):
+		// A process that left the group (setsid) holds the pipe.
+		g.KillEscaped()
+		<-done
+	}
 
 	text := out.String()
 	if ctx.Err() != nil {
@@ -114,45 +122,10 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) orchestrator.
 	if st == nil {
 		return orchestrator.Result{Output: text + orchestrator.ErrorPrefix + cleanErr(waitErr), Status: orchestrator.Failed}
 	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return output(text + fmt.Sprintf("[killed by signal %s]", signalName(ws.Signal())))
+	if sig, ok := procs.Signal(st); ok {
+		return output(text + fmt.Sprintf("[killed by signal %s]", sig))
 	}
 	return output(text + fmt.Sprintf("[exit status %d]", st.ExitCode()))
-}
-
-// killGroup sends SIGKILL to the process group led by pid. The group may
-// already be empty; that is fine.
-func killGroup(pid int) {
-	if pid > 0 {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-	}
-}
-
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGHUP:  "SIGHUP",
-	syscall.SIGINT:  "SIGINT",
-	syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGILL:  "SIGILL",
-	syscall.SIGTRAP: "SIGTRAP",
-	syscall.SIGABRT: "SIGABRT",
-	syscall.SIGBUS:  "SIGBUS",
-	syscall.SIGFPE:  "SIGFPE",
-	syscall.SIGKILL: "SIGKILL",
-	syscall.SIGUSR1: "SIGUSR1",
-	syscall.SIGSEGV: "SIGSEGV",
-	syscall.SIGUSR2: "SIGUSR2",
-	syscall.SIGPIPE: "SIGPIPE",
-	syscall.SIGALRM: "SIGALRM",
-	syscall.SIGTERM: "SIGTERM",
-	syscall.SIGXCPU: "SIGXCPU",
-	syscall.SIGXFSZ: "SIGXFSZ",
-}
-
-func signalName(s syscall.Signal) string {
-	if n, ok := signalNames[s]; ok {
-		return n
-	}
-	return fmt.Sprintf("%d (%s)", int(s), s)
 }
 
 // cleanErr is err's text without the Go wrapping a model has no use for.

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 
@@ -32,33 +31,6 @@ func mkdirParents(box *sandbox.Files, dir, path string) error {
 		return err
 	}
 	return box.MkdirAll(filepath.Dir(full), 0o755)
-}
-
-// writeFile writes data to path, creating missing parent directories; an
-// existing file keeps its mode.
-func writeFile(box *sandbox.Files, dir, path string, data []byte) error {
-	if err := mkdirParents(box, dir, path); err != nil {
-		return err
-	}
-	f, err := openFile(box, dir, path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// readFile reads path whole, for edit_file, which writes it back.
-func readFile(box *sandbox.Files, dir, path string) ([]byte, error) {
-	f, err := openFile(box, dir, path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
 
 // joinRaw makes path absolute against dir without cleaning it: a ".."

@@ -53,7 +53,9 @@ func (e *entry) touch() { e.width = 0 }
 type transcript struct {
 	entries []*entry
 	// open holds the answer each agent is streaming; any other event of
-	// that agent (or of an agent above it) closes it.
+	// that agent closes it, and so does the end of its relay (AskEnd) —
+	// not an event of the agent that asked: relays run at the same time,
+	// and one's end must not cut another's answer in two.
 	open map[string]*entry
 	md   *markdown
 	st   styles
@@ -75,7 +77,6 @@ func (t *transcript) line(kind entryKind, text string) {
 func (t *transcript) show(ev orchestrator.Event) {
 	switch ev.Kind {
 	case orchestrator.Text:
-		t.closeAnswers(ev.Agent, false)
 		e := t.open[ev.Agent]
 		if e == nil {
 			e = &entry{kind: kindAnswer, agent: ev.Agent}
@@ -87,12 +88,15 @@ func (t *transcript) show(ev orchestrator.Event) {
 		return
 	case orchestrator.HookRun, orchestrator.Reasoning:
 		return // hook runs are listed under the ⚙ line when the turn is over; reasoning is the status line's "thinking…"
+	case orchestrator.AskEnd:
+		t.closeAnswers(ev.Agent)
+		return
 	case orchestrator.Warning:
-		t.closeAnswers(ev.Agent, true)
+		t.close(ev.Agent)
 		t.add(&entry{kind: kindDim, agent: ev.Agent, text: ev.Text})
 		return
 	}
-	t.closeAnswers(ev.Agent, true)
+	t.close(ev.Agent)
 	switch ev.Kind {
 	case orchestrator.ToolStart:
 		t.add(&entry{kind: kindTool, agent: ev.Agent, id: ev.Call.ID, text: callTitle(ev.Call)})
@@ -129,11 +133,20 @@ func (t *transcript) show(ev orchestrator.Event) {
 	}
 }
 
-// closeAnswers completes the answers streamed by the agents under agent
-// (it writes again, so they are done) and, with self, agent's own.
-func (t *transcript) closeAnswers(agent string, self bool) {
+// close completes the answer agent is streaming: it shows something else.
+func (t *transcript) close(agent string) {
+	if e := t.open[agent]; e != nil {
+		e.done = true
+		e.touch()
+		delete(t.open, agent)
+	}
+}
+
+// closeAnswers completes the answers of agent, whose relay is over, and of
+// the agents it asked.
+func (t *transcript) closeAnswers(agent string) {
 	for name, e := range t.open {
-		if (self && name == agent) || agent == "" && name != "" || strings.HasPrefix(name, agent+"/") {
+		if name == agent || strings.HasPrefix(name, agent+"/") {
 			e.done = true
 			e.touch()
 			delete(t.open, name)

@@ -91,6 +91,28 @@ func TestTranscriptLines(t *testing.T) {
 			},
 		},
 		{
+			// Two relays at once: the first one's end (the asking agent's
+			// ToolEnd) does not cut the second one's answer in two.
+			name: "parallel relays keep their answers whole",
+			events: []orchestrator.Event{
+				{Kind: orchestrator.ToolStart, Call: orchestrator.Call{ID: "c1", Tool: "ask_agent", Summary: "expert"}},
+				{Kind: orchestrator.ToolStart, Call: orchestrator.Call{ID: "c2", Tool: "ask_agent", Summary: "expert"}},
+				{Kind: orchestrator.Text, Agent: "expert#1", Text: "One "},
+				{Kind: orchestrator.Text, Agent: "expert#2", Text: "Two "},
+				{Kind: orchestrator.Text, Agent: "expert#1", Text: "done."},
+				{Kind: orchestrator.AskEnd, Agent: "expert#1"},
+				{Kind: orchestrator.ToolEnd, Call: orchestrator.Call{ID: "c1", Tool: "ask_agent"}, Output: "ok"},
+				{Kind: orchestrator.Text, Agent: "expert#2", Text: "done."},
+				{Kind: orchestrator.AskEnd, Agent: "expert#2"},
+				{Kind: orchestrator.ToolEnd, Call: orchestrator.Call{ID: "c2", Tool: "ask_agent"}, Output: "ok"},
+			},
+			want: []string{
+				"🔧 ask_agent: expert", "🔧 ask_agent: expert",
+				"┌ expert#1", "│ One done.",
+				"┌ expert#2", "│ Two done.",
+			},
+		},
+		{
 			name: "escape sequences and control characters are not drawn",
 			events: []orchestrator.Event{
 				{Kind: orchestrator.Text, Text: "a\x1b[2Jb\x07c\td\r"},

@@ -1,0 +1,58 @@
+package procs
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+)
+
+func TestTaggedFindsByEnvironment(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	cmd.Env = append(os.Environ(), TagEnv+"=someone.1 testtok.7")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	if got := tagged(func(tags string) bool { return hasTag(tags, "testtok.7") }); !slices.Contains(got, cmd.Process.Pid) {
+		t.Errorf("tagged = %v, want %d among them", got, cmd.Process.Pid)
+	}
+	if got := tagged(func(tags string) bool { return hasTag(tags, "testtok.8") }); slices.Contains(got, cmd.Process.Pid) {
+		t.Errorf("found by another tag")
+	}
+}
+
+func TestLookupEnv(t *testing.T) {
+	block := []byte("A=1\x00" + TagEnv + "=x.1 y.2\x00B=\x00")
+	if v, ok := lookupEnv(block, TagEnv); !ok || v != "x.1 y.2" {
+		t.Errorf("got %q, %v", v, ok)
+	}
+	if _, ok := lookupEnv(block, "C"); ok {
+		t.Error("found C")
+	}
+	if v, ok := lookupEnv([]byte("B=last"), "B"); !ok || v != "last" {
+		t.Errorf("got %q, %v", v, ok)
+	}
+}
+
+func TestParentDeathSignal(t *testing.T) {
+	cmd := exec.Command("true")
+	PrepareServer(cmd)
+	if cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL || !cmd.SysProcAttr.Setpgid {
+		t.Errorf("a server: %+v", cmd.SysProcAttr)
+	}
+	agent := exec.Command("true")
+	Prepare(agent)
+	l, err := NewLifeline(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if agent.SysProcAttr.Pdeathsig != syscall.SIGTERM || len(agent.ExtraFiles) != 1 {
+		t.Errorf("a child mm: %+v", agent.SysProcAttr)
+	}
+}
