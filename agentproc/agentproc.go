@@ -36,7 +36,7 @@ const maxMsg = 64 << 20
 func toEvent(ev orchestrator.Event) *agentpb.Event {
 	return &agentpb.Event{
 		Kind: int32(ev.Kind), Text: ev.Text, Tool: ev.Call.Tool, Summary: ev.Call.Summary,
-		Reason: ev.Reason, Output: ev.Output, Agent: ev.Agent, CallId: ev.Call.ID,
+		Reason: ev.Reason, Output: ev.Output, Path: ev.Agent, CallId: ev.Call.ID,
 		Input: ev.Call.Input, Status: agentpb.ToolStatus(ev.Status),
 	}
 }
@@ -44,7 +44,7 @@ func toEvent(ev orchestrator.Event) *agentpb.Event {
 func fromEvent(e *agentpb.Event) orchestrator.Event {
 	ev := orchestrator.Event{
 		Kind: orchestrator.EventKind(e.Kind), Text: e.Text, Reason: e.Reason,
-		Output: e.Output, Agent: e.Agent, Status: orchestrator.Status(e.Status),
+		Output: e.Output, Agent: orchestrator.Path(e.Path), Status: orchestrator.Status(e.Status),
 		Call: orchestrator.Call{ID: e.CallId, Tool: e.Tool, Summary: e.Summary},
 	}
 	if len(e.Input) > 0 {

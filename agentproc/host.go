@@ -83,7 +83,7 @@ func (s *Supervisor) ask(ctx context.Context, c *child, req relay.AskRequest) re
 		switch m := down.Msg.(type) {
 		case *agentpb.Down_Event:
 			ev := fromEvent(m.Event)
-			if ev.Kind == orchestrator.Text && ev.Agent == "" {
+			if ev.Kind == orchestrator.Text && len(ev.Agent) == 0 {
 				answer.WriteString(ev.Text)
 			}
 			if req.Show != nil {
@@ -92,9 +92,8 @@ func (s *Supervisor) ask(ctx context.Context, c *child, req relay.AskRequest) re
 		case *agentpb.Down_Consent:
 			go func(q *agentpb.ConsentQuestion) {
 				a := &agentpb.ConsentAnswer{Id: q.Id}
-				// The tool is named after the agents it comes through:
-				// "expert › bash", "expert › librarian › bash".
-				call := orchestrator.Call{ID: q.CallId, Tool: req.Agent + " › " + q.Tool, Summary: q.Summary, Input: q.Input}
+				// The asking relay adds the asked agent to the path.
+				call := orchestrator.Call{ID: q.CallId, Tool: q.Tool, Summary: q.Summary, Input: q.Input, Agent: q.Path}
 				if req.Consent == nil {
 					a.Error = orchestrator.ErrNoOneToAsk.Error()
 				} else if ok, err := req.Consent.Allow(ctx, call); err != nil {

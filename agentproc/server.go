@@ -128,7 +128,7 @@ func (c *streamConsent) Allow(ctx context.Context, call orchestrator.Call) (bool
 	c.pending[id] = ch
 	c.mu.Unlock()
 	err := c.send(&agentpb.Down{Msg: &agentpb.Down_Consent{Consent: &agentpb.ConsentQuestion{
-		Id: id, Tool: call.Tool, Summary: call.Summary, Input: call.Input, CallId: call.ID,
+		Id: id, Tool: call.Tool, Summary: call.Summary, Input: call.Input, CallId: call.ID, Path: call.Agent,
 	}}})
 	if err != nil {
 		return false, err

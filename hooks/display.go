@@ -36,8 +36,9 @@ func DeniedOutput(reason string) string {
 }
 
 // DeniedLine is what line mode prints instead of the tool line of a denied
-// call.
-func DeniedLine(tool, reason string) string { return "🪝 " + tool + " " + DeniedOutput(reason) }
+// call: "🪝 <tool> <output>", output being what the model reads of the
+// denial (DeniedOutput; ask_agent's is relay.DeniedOutput).
+func DeniedLine(tool, output string) string { return "🪝 " + tool + " " + output }
 
 // WithContexts appends each context to text, each introduced by the
 // ContextMarker line: "<text>\n\n[context added by a hook]\n<context>".

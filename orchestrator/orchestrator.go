@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mm-agent/mm/hooks"
 	"github.com/mm-agent/mm/internal/model"
@@ -118,7 +120,34 @@ type Call struct {
 	Tool    string
 	Input   json.RawMessage // the arguments the tool runs with
 	Summary string          // command, path, URL or agent, for display
+	// Agent, in a consent question, is the asked agents the call comes
+	// from (the outermost first): ["expert", "librarian"] for a call of
+	// librarian, asked by expert, asked by this agent; empty for this
+	// agent's own calls. Events carry it in Event.Agent instead.
+	Agent Path
 }
+
+// Path names the asked agents something comes through, the outermost
+// first: ["expert", "librarian"] is what librarian showed, asked by
+// expert, asked by this agent; empty is this agent's own. Two relays of
+// one reply to the same agent run at once: their elements carry the
+// call's rank, "expert#1" and "expert#2" (relay.Label). A path is a list,
+// never a string to split: front ends render it (String, and the tool
+// names of internal/frontend).
+type Path []string
+
+// String is the path as displays label it and use it as a key:
+// "expert/librarian"; "" for the agent's own.
+func (p Path) String() string { return strings.Join(p, "/") }
+
+// Within reports whether p is q or an agent asked further down from q.
+func (p Path) Within(q Path) bool {
+	return len(p) >= len(q) && slices.Equal(p[:len(q)], q)
+}
+
+// Of is the path of what an asked agent, labelled as, showed at p in its
+// own terms: its label first, then p.
+func (p Path) Of(label string) Path { return append(Path{label}, p...) }
 
 // EventKind says what an Event shows.
 type EventKind int
@@ -171,12 +200,12 @@ type Event struct {
 	// ask_agent call's "expert answered; …").
 	Summary string
 	Run     hooks.Run
-	// Agent names the asked agent that showed this ("expert", or
-	// "expert/librarian" further down); "" for the agent's own events.
-	// Two relays of one reply to the same agent run at the same time: they
-	// are told apart by the call's rank, "expert#1" and "expert#2" (see
-	// Turn.Twin).
-	Agent string
+	// Agent is the asked agents that showed this, the outermost first
+	// (["expert"], or ["expert", "librarian"] further down); empty for the
+	// agent's own events. Two relays of one reply to the same agent run at
+	// the same time: they are told apart by the call's rank, "expert#1"
+	// and "expert#2" (see Turn.Twin).
+	Agent Path
 }
 
 // TurnResult is how a turn ended.

@@ -479,7 +479,7 @@ func argsValue(args string) json.RawMessage {
 func (t *turn) toolShow(ev Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if ev.Agent == "" && ev.Kind == HookRun {
+	if len(ev.Agent) == 0 && ev.Kind == HookRun {
 		t.res.HookRuns = append(t.res.HookRuns, ev.Run)
 	}
 	t.show(ev)

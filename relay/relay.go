@@ -236,12 +236,11 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	start := time.Now()
 	name := Label(req.Agent, req.Twin)
 	label := func(ev orchestrator.Event) {
-		if ev.Agent == "" {
-			ev.Agent = name
-		} else {
-			ev.Agent = name + "/" + ev.Agent
-		}
+		ev.Agent = ev.Agent.Of(name)
 		show(ev)
+	}
+	if consent != nil {
+		consent = pathConsent{consent, req.Agent}
 	}
 	resp := r.Asker.Ask(ctx, AskRequest{
 		Agent: req.Agent, Config: cfgPath, Depth: r.Depth + 1,
@@ -249,7 +248,7 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 		Show:    label,
 		Consent: consent,
 	})
-	show(orchestrator.Event{Kind: orchestrator.AskEnd, Agent: name})
+	show(orchestrator.Event{Kind: orchestrator.AskEnd, Agent: orchestrator.Path{name}})
 	if resp.Status == Answered && ctx.Err() != nil {
 		resp.Status, resp.Error = Cancelled, "cancelled"
 	}
@@ -285,6 +284,20 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	}
 	res.Answer = hooks.WithContexts(res.Answer, post.Contexts)
 	return res
+}
+
+// pathConsent puts an asked agent's consent questions through c, each
+// call's Agent path starting with the asked agent's name (the name, not
+// its twin's label: "always allow expert › bash" is for every relay to
+// expert).
+type pathConsent struct {
+	c     orchestrator.Consent
+	agent string
+}
+
+func (p pathConsent) Allow(ctx context.Context, call orchestrator.Call) (bool, error) {
+	call.Agent = call.Agent.Of(p.agent)
+	return p.c.Allow(ctx, call)
 }
 
 // Message is the asked agent's question: the conversation first when one

@@ -292,10 +292,10 @@ func (t *askTask) consent(ctx context.Context, q *question) *a2a.Message {
 	} else if t.req.Consent == nil {
 		noOne = true
 	} else {
-		// The tool is named after the agents it comes through, as for a
-		// local child: "reviewer › bash".
+		// The asking relay adds the asked agent to the path, as for a
+		// local child.
 		call := orchestrator.Call{
-			ID: q.consent.CallID, Tool: t.req.Agent + " › " + q.consent.Tool,
+			ID: q.consent.CallID, Tool: q.consent.Tool, Agent: q.consent.Path,
 			Summary: q.consent.Summary, Input: q.consent.Input,
 		}
 		ok, err := t.req.Consent.Allow(ctx, call)

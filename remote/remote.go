@@ -76,7 +76,9 @@ type wireEvent struct {
 	Output  string          `json:"output,omitempty"`
 	// CallSummary is Event.Summary: the summary of an ended call.
 	CallSummary string `json:"callSummary,omitempty"`
-	Agent       string `json:"agent,omitempty"`
+	// Path is the agents below the served one that showed it, the
+	// outermost first (orchestrator.Path).
+	Path []string `json:"path,omitempty"`
 	// Status is how a denied or ended call went (orchestrator.Status's
 	// name: ok, failed, denied, noOneToAsk, cancelled).
 	Status string `json:"status,omitempty"`
@@ -110,7 +112,7 @@ func encodeEvent(ev orchestrator.Event) (map[string]any, bool) {
 	w := wireEvent{
 		Kind: kind, Text: ev.Text, Tool: ev.Call.Tool, Summary: ev.Call.Summary,
 		CallID: ev.Call.ID, Input: ev.Call.Input, Reason: ev.Reason,
-		Output: clip(ev.Output, maxWireOutput), CallSummary: ev.Summary, Agent: ev.Agent,
+		Output: clip(ev.Output, maxWireOutput), CallSummary: ev.Summary, Path: ev.Agent,
 	}
 	if ev.Kind == orchestrator.ToolDenied || ev.Kind == orchestrator.ToolEnd {
 		w.Status = ev.Status.String()
@@ -133,7 +135,7 @@ func decodeEvent(v any) (orchestrator.Event, bool) {
 	}
 	ev := orchestrator.Event{
 		Kind: kind, Text: w.Text, Reason: w.Reason, Output: w.Output,
-		Summary: w.CallSummary, Agent: w.Agent,
+		Summary: w.CallSummary, Agent: orchestrator.Path(w.Path),
 		Call: orchestrator.Call{ID: w.CallID, Tool: w.Tool, Summary: w.Summary},
 	}
 	if st, ok := orchestrator.ParseStatus(w.Status); ok {
@@ -153,6 +155,9 @@ type consentQuestion struct {
 	Summary string          `json:"summary,omitempty"`
 	Input   json.RawMessage `json:"input,omitempty"`
 	CallID  string          `json:"callId,omitempty"`
+	// Path is the agents below the served one the call comes from
+	// (orchestrator.Call.Agent); absent for the served agent's own call.
+	Path []string `json:"path,omitempty"`
 }
 
 // outcome is OutcomeKey's value.

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,8 @@ import (
 	"github.com/a2aproject/a2a-go/a2asrv"
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
 
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -478,7 +481,7 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 		}
 		for i, it := range items {
 			switch {
-			case it.ev.Kind == orchestrator.Text && it.ev.Agent == "" && !it.done && it.q == nil:
+			case it.ev.Kind == orchestrator.Text && len(it.ev.Agent) == 0 && !it.done && it.q == nil:
 				text.WriteString(it.ev.Text)
 				continue
 			}
@@ -550,12 +553,8 @@ func (t *task) artifactEvent(text string) *a2a.TaskArtifactUpdateEvent {
 // questionEvent puts the task in input-required with the tool call named,
 // and ends this request's part (Final) until the client answers.
 func (t *task) questionEvent(p *pendingQuestion) *a2a.TaskStatusUpdateEvent {
-	what := p.call.Tool
-	if p.call.Summary != "" {
-		what += ": " + p.call.Summary
-	}
-	msg := agentText(t.info, "allow "+what+"? [y/N]")
-	cq := consentQuestion{Tool: p.call.Tool, Summary: p.call.Summary, CallID: p.call.ID}
+	msg := agentText(t.info, frontend.ConsentQuestion(p.call))
+	cq := consentQuestion{Tool: p.call.Tool, Summary: p.call.Summary, CallID: p.call.ID, Path: p.call.Agent}
 	if json.Valid(p.call.Input) {
 		cq.Input = p.call.Input
 	}
@@ -706,10 +705,10 @@ func (t *task) answer(m *a2a.Message) {
 func mergeNested(items []item) []item {
 	out := items[:0:0]
 	for _, it := range items {
-		nested := it.q == nil && !it.done && it.ev.Kind == orchestrator.Text && it.ev.Agent != ""
+		nested := it.q == nil && !it.done && it.ev.Kind == orchestrator.Text && len(it.ev.Agent) > 0
 		if n := len(out); nested && n > 0 {
 			last := &out[n-1]
-			if last.q == nil && !last.done && last.ev.Kind == orchestrator.Text && last.ev.Agent == it.ev.Agent && len(last.ev.Text) < maxChunk {
+			if last.q == nil && !last.done && last.ev.Kind == orchestrator.Text && slices.Equal(last.ev.Agent, it.ev.Agent) && len(last.ev.Text) < maxChunk {
 				last.ev.Text += it.ev.Text
 				continue
 			}
@@ -786,17 +785,14 @@ func (m *mailbox) take(ctx context.Context, gone <-chan struct{}) ([]item, bool)
 // that only read text.
 func eventText(ev orchestrator.Event) string {
 	label := ""
-	if ev.Agent != "" {
-		label = "[" + ev.Agent + "] "
+	if len(ev.Agent) > 0 {
+		label = "[" + ev.Agent.String() + "] "
 	}
 	switch ev.Kind {
 	case orchestrator.ToolStart:
-		if ev.Call.Summary != "" {
-			return label + "🔧 " + ev.Call.Tool + ": " + ev.Call.Summary
-		}
-		return label + "🔧 " + ev.Call.Tool
+		return label + frontend.ToolLine(ev.Call)
 	case orchestrator.ToolDenied:
-		return label + "🪝 " + ev.Call.Tool + " " + ev.Output
+		return label + hooks.DeniedLine(ev.Call.Tool, ev.Output)
 	case orchestrator.ToolEnd:
 		return label + ev.Call.Tool + " done"
 	}

@@ -436,14 +436,15 @@ type Event struct {
 	Summary string                 `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
 	Reason  string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
 	Output  string                 `protobuf:"bytes,6,opt,name=output,proto3" json:"output,omitempty"`
-	// The agent that showed it, as a path below the asked agent ("" for the
-	// asked agent itself, "librarian" for one it asked in turn).
-	Agent  string `protobuf:"bytes,7,opt,name=agent,proto3" json:"agent,omitempty"`
-	CallId string `protobuf:"bytes,8,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
-	Input  []byte `protobuf:"bytes,9,opt,name=input,proto3" json:"input,omitempty"`
+	CallId  string                 `protobuf:"bytes,8,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	Input   []byte                 `protobuf:"bytes,9,opt,name=input,proto3" json:"input,omitempty"`
 	// How a denied or ended tool call went (orchestrator.Status): front ends
 	// show it, nothing reads it from the output's text.
-	Status        ToolStatus `protobuf:"varint,10,opt,name=status,proto3,enum=mm.agentproc.v1.ToolStatus" json:"status,omitempty"`
+	Status ToolStatus `protobuf:"varint,10,opt,name=status,proto3,enum=mm.agentproc.v1.ToolStatus" json:"status,omitempty"`
+	// The agents that showed it, below the asked agent, the outermost first
+	// (empty for the asked agent itself, ["librarian"] for one it asked in
+	// turn): orchestrator.Path.
+	Path          []string `protobuf:"bytes,11,rep,name=path,proto3" json:"path,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -520,13 +521,6 @@ func (x *Event) GetOutput() string {
 	return ""
 }
 
-func (x *Event) GetAgent() string {
-	if x != nil {
-		return x.Agent
-	}
-	return ""
-}
-
 func (x *Event) GetCallId() string {
 	if x != nil {
 		return x.CallId
@@ -548,13 +542,23 @@ func (x *Event) GetStatus() ToolStatus {
 	return ToolStatus_OK
 }
 
+func (x *Event) GetPath() []string {
+	if x != nil {
+		return x.Path
+	}
+	return nil
+}
+
 type ConsentQuestion struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Tool          string                 `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
-	Summary       string                 `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
-	Input         []byte                 `protobuf:"bytes,4,opt,name=input,proto3" json:"input,omitempty"`
-	CallId        string                 `protobuf:"bytes,5,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Tool    string                 `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"` // the tool's own name ("bash")
+	Summary string                 `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
+	Input   []byte                 `protobuf:"bytes,4,opt,name=input,proto3" json:"input,omitempty"`
+	CallId  string                 `protobuf:"bytes,5,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	// The agents below the asked agent the call comes from (empty for the
+	// asked agent's own call): orchestrator.Call.Agent.
+	Path          []string `protobuf:"bytes,6,rep,name=path,proto3" json:"path,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -622,6 +626,13 @@ func (x *ConsentQuestion) GetCallId() string {
 		return x.CallId
 	}
 	return ""
+}
+
+func (x *ConsentQuestion) GetPath() []string {
+	if x != nil {
+		return x.Path
+	}
+	return nil
 }
 
 type Outcome struct {
@@ -703,25 +714,26 @@ const file_agent_proto_rawDesc = "" +
 	"\x05event\x18\x01 \x01(\v2\x16.mm.agentproc.v1.EventH\x00R\x05event\x12<\n" +
 	"\aconsent\x18\x02 \x01(\v2 .mm.agentproc.v1.ConsentQuestionH\x00R\aconsent\x124\n" +
 	"\aoutcome\x18\x03 \x01(\v2\x18.mm.agentproc.v1.OutcomeH\x00R\aoutcomeB\x05\n" +
-	"\x03msg\"\x87\x02\n" +
+	"\x03msg\"\x8b\x02\n" +
 	"\x05Event\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\x05R\x04kind\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x12\n" +
 	"\x04tool\x18\x03 \x01(\tR\x04tool\x12\x18\n" +
 	"\asummary\x18\x04 \x01(\tR\asummary\x12\x16\n" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x16\n" +
-	"\x06output\x18\x06 \x01(\tR\x06output\x12\x14\n" +
-	"\x05agent\x18\a \x01(\tR\x05agent\x12\x17\n" +
+	"\x06output\x18\x06 \x01(\tR\x06output\x12\x17\n" +
 	"\acall_id\x18\b \x01(\tR\x06callId\x12\x14\n" +
 	"\x05input\x18\t \x01(\fR\x05input\x123\n" +
 	"\x06status\x18\n" +
-	" \x01(\x0e2\x1b.mm.agentproc.v1.ToolStatusR\x06status\"~\n" +
+	" \x01(\x0e2\x1b.mm.agentproc.v1.ToolStatusR\x06status\x12\x12\n" +
+	"\x04path\x18\v \x03(\tR\x04pathJ\x04\b\a\x10\b\"\x92\x01\n" +
 	"\x0fConsentQuestion\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x18\n" +
 	"\asummary\x18\x03 \x01(\tR\asummary\x12\x14\n" +
 	"\x05input\x18\x04 \x01(\fR\x05input\x12\x17\n" +
-	"\acall_id\x18\x05 \x01(\tR\x06callId\"\xbf\x01\n" +
+	"\acall_id\x18\x05 \x01(\tR\x06callId\x12\x12\n" +
+	"\x04path\x18\x06 \x03(\tR\x04path\"\xbf\x01\n" +
 	"\aOutcome\x127\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x1f.mm.agentproc.v1.Outcome.StatusR\x06status\x12\x16\n" +
 	"\x06answer\x18\x02 \x01(\tR\x06answer\x12\x14\n" +

@@ -13,13 +13,8 @@ import (
 	"github.com/mm-agent/mm/orchestrator"
 )
 
-func TestTitles(t *testing.T) {
+func TestHookTitles(t *testing.T) {
 	tests := []struct{ got, want string }{
-		{title("bash", "ls -la"), "bash: ls -la"},
-		{title("bash", ""), "bash"},
-		{deniedTitle("bash", "rm -rf build"), "bash: rm -rf build — denied by a hook"},
-		{deniedTitle("bash", ""), "bash — denied by a hook"},
-		{deniedTitle("ask_agent", "expert"), "ask_agent: expert — denied by a hook"},
 		{hookTitle(hooks.Run{Event: hooks.PreToolCall, Target: "bash", Command: "guard.sh", Decision: "deny"}),
 			"🪝 preToolCall [bash] · guard.sh → deny"},
 		{hookTitle(hooks.Run{Event: hooks.PreGeneration, Command: "ctx.sh", Decision: "context (8 chars)"}),
@@ -32,33 +27,19 @@ func TestTitles(t *testing.T) {
 	}
 }
 
-func TestSplitTool(t *testing.T) {
-	tests := []struct{ in, agents, tool string }{
-		{"bash", "", "bash"},
-		{"expert › bash", "expert", "bash"},
-		{"expert › librarian › read_file", "expert/librarian", "read_file"},
-	}
-	for _, tt := range tests {
-		agents, tool := splitTool(tt.in)
-		if agents != tt.agents || tool != tt.tool {
-			t.Errorf("splitTool(%q) = %q, %q; want %q, %q", tt.in, agents, tool, tt.agents, tt.tool)
-		}
-	}
-}
-
-// An asked agent's call has the same id whether it comes as an event (its
-// agents' path) or as a consent question (its tool named after them).
-func TestCallIDEventAndConsentAgree(t *testing.T) {
+// An asked agent's call has one id whether it comes as an event or as a
+// consent question: both carry the agents' path as a list.
+func TestCallIDOfAskedAgents(t *testing.T) {
 	v := &view{prefix: "t2/"}
-	parent := v.callID("", "", "call_1")
+	parent := v.callID("", nil, "call_1")
 	if parent != "t2/call_1" {
 		t.Fatalf("parent id %q", parent)
 	}
-	agents, _ := splitTool("expert › librarian › bash")
-	fromConsent := v.callID(parent, agents, "call_7")
-	fromEvent := v.callID(parent, "expert/librarian", "call_7")
-	if fromConsent != fromEvent || fromEvent != "t2/call_1/expert/librarian/call_7" {
-		t.Errorf("consent %q, event %q", fromConsent, fromEvent)
+	if got := v.callID(parent, orchestrator.Path{"expert", "librarian"}, "call_7"); got != "t2/call_1/expert/librarian/call_7" {
+		t.Errorf("id %q", got)
+	}
+	if got := v.callID("", orchestrator.Path{"expert"}, "call_2"); got != "t2/expert/call_2" {
+		t.Errorf("id without a parent %q", got)
 	}
 }
 

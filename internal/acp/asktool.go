@@ -35,11 +35,11 @@ func (t *routedTool) RunInTurn(ctx context.Context, input json.RawMessage, turn 
 	if v == nil { // not in a prompt of this session: nothing to route to
 		return t.inner.RunInTurn(ctx, input, turn)
 	}
-	parent := v.callID("", "", turn.Call.ID)
+	parent := v.callID("", nil, turn.Call.ID)
 	show := turn.Show
 	turn.Show = func(ev orchestrator.Event) {
 		switch {
-		case ev.Agent != "":
+		case len(ev.Agent) > 0:
 			v.asked(parent, ev)
 		case ev.Kind == orchestrator.Notice:
 			v.notice(parent, ev.Text)

@@ -2,16 +2,16 @@ package acp
 
 import (
 	"context"
-	"strings"
 
 	"github.com/coder/acp-go-sdk"
 
+	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
 // The answers a consent question offers. "Always" lasts for the session
-// and is kept per tool as the question names it: allowing bash does not
-// allow "expert › bash".
+// and is kept per tool as the question names it (frontend.ToolName):
+// allowing bash does not allow "expert › bash".
 const (
 	optOnce   acp.PermissionOptionId = "allow"
 	optAlways acp.PermissionOptionId = "allow-always"
@@ -35,10 +35,10 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 	if v == nil {
 		return false, orchestrator.ErrNoOneToAsk
 	}
-	agents, tool := splitTool(call.Tool)
-	id := v.callID(c.parent, agents, call.ID)
+	id := v.callID(c.parent, call.Agent, call.ID)
+	name := frontend.ToolName(call.Agent, call.Tool)
 	c.s.mu.Lock()
-	always := c.s.always[call.Tool]
+	always := c.s.always[name]
 	c.s.mu.Unlock()
 	if always {
 		v.running(id)
@@ -48,14 +48,14 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 		SessionId: acp.SessionId(c.s.id),
 		ToolCall: acp.ToolCallUpdate{
 			ToolCallId: acp.ToolCallId(id),
-			Title:      acp.Ptr(title(call.Tool, call.Summary)),
-			Kind:       acp.Ptr(kindOf(tool)),
+			Title:      acp.Ptr(frontend.Title(call)),
+			Kind:       acp.Ptr(kindOf(call.Tool)),
 			Status:     acp.Ptr(acp.ToolCallStatusPending),
 			RawInput:   rawInput(call.Input),
 		},
 		Options: []acp.PermissionOption{
 			{OptionId: optOnce, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
-			{OptionId: optAlways, Name: "Always allow " + call.Tool + " in this session", Kind: acp.PermissionOptionKindAllowAlways},
+			{OptionId: optAlways, Name: "Always allow " + name + " in this session", Kind: acp.PermissionOptionKindAllowAlways},
 			{OptionId: optReject, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
 		},
 	})
@@ -71,7 +71,7 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 	switch resp.Outcome.Selected.OptionId {
 	case optAlways:
 		c.s.mu.Lock()
-		c.s.always[call.Tool] = true
+		c.s.always[name] = true
 		c.s.mu.Unlock()
 		fallthrough
 	case optOnce:
@@ -79,12 +79,4 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 		return true, nil
 	}
 	return false, nil
-}
-
-// splitTool splits a consent question's tool, named after the agents it
-// comes through ("expert › librarian › bash"), into the agents' path as
-// events name it ("expert/librarian") and the tool.
-func splitTool(name string) (agents, tool string) {
-	parts := strings.Split(name, " › ")
-	return strings.Join(parts[:len(parts)-1], "/"), parts[len(parts)-1]
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
+	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/internal/model"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/orchestrator"
@@ -56,10 +57,10 @@ func replay(history []model.Message, shown []*sessionfile.Shown, dir string) []a
 // whose output the model read: failed, and titled as denied, when the
 // output says so, as it was shown.
 func replayed(c model.ToolCall, output string) sessionfile.Shown {
-	summary := orchestrator.Summary(callInput(c))
-	shown := sessionfile.Shown{Title: title(c.Function.Name, summary), Failed: failedInHistory(output), Content: []string{output}}
+	call := orchestrator.Call{Tool: c.Function.Name, Summary: orchestrator.Summary(callInput(c))}
+	shown := sessionfile.Shown{Title: frontend.Title(call), Failed: failedInHistory(output), Content: []string{output}}
 	if strings.HasPrefix(output, "[denied by a hook") || strings.HasPrefix(output, "[ask denied by a hook") {
-		shown.Title, shown.Failed = deniedTitle(c.Function.Name, summary), true
+		shown.Title, shown.Failed = frontend.DeniedTitle(call), true
 	}
 	return shown
 }

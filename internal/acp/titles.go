@@ -10,25 +10,9 @@ import (
 	"github.com/mm-agent/mm/orchestrator"
 )
 
-// The editor's titles of the hooks reference ("Effets sur le tour",
-// preToolCall's deny row; "Affichage", the éditeur (-acp) row).
-
-// DeniedSuffix ends the title of a call a hook denied:
-// "<tool>: <summary> — denied by a hook", or "<tool> — denied by a hook"
-// when the call has no summary.
-const DeniedSuffix = " — denied by a hook"
-
-// title is a tool call's title: the line-mode tool line without its
-// emoji, "bash: ls -la", or the tool alone when the input has no command,
-// path, URL or agent.
-func title(tool, summary string) string {
-	if summary == "" {
-		return tool
-	}
-	return tool + ": " + summary
-}
-
-func deniedTitle(tool, summary string) string { return title(tool, summary) + DeniedSuffix }
+// The editor's titles of the hooks reference ("Affichage", the éditeur
+// (-acp) row); the tool calls' own are frontend.Title and
+// frontend.DeniedTitle, as in the window.
 
 // hookTitle is a hook run's title, the displayHooks line without its
 // number: "🪝 <event> [<tool or agent>] · <command> → <decision>".

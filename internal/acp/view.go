@@ -9,6 +9,7 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/orchestrator"
 )
@@ -43,17 +44,18 @@ type callState struct {
 	shown sessionfile.Shown
 	// blocks are the asked agent's answer and notices, for ask_agent.
 	blocks []block
-	// writing is, per speaker, the block its text goes on growing until it
-	// shows something else, or an agent above it writes: two agents further
-	// down that write at once (an asked agent's twin relays,
-	// "expert/librarian#1" and "#2") each fill a block of their own.
+	// writing is, per speaker (its path's String), the block its text goes
+	// on growing until it shows something else, or an agent above it
+	// writes: two agents further down that write at once (an asked agent's
+	// twin relays, expert/librarian#1 and #2) each fill a block of their
+	// own.
 	writing map[string]int
 }
 
 // block is one piece of an ask_agent call's content: a run of text by one
 // speaker (an asked agent's path), or a notice.
 type block struct {
-	speaker string
+	speaker orchestrator.Path
 	notice  bool
 	text    string
 }
@@ -68,33 +70,33 @@ func newView(s *session, turn int) *view {
 
 // callID is the ACP id of a tool call: the session's own call id, or, for
 // an asked agent's call, the asking ask_agent call's ACP id (parent) and
-// the path of agents it came through ("expert/librarian").
-func (v *view) callID(parent, agents, id string) string {
-	if agents == "" {
+// the path of agents it came through ("…/expert/librarian/call_1").
+func (v *view) callID(parent string, agents orchestrator.Path, id string) string {
+	if len(agents) == 0 {
 		return v.prefix + id
 	}
 	if parent == "" {
 		parent = strings.TrimSuffix(v.prefix, "/")
 	}
-	return parent + "/" + agents + "/" + id
+	return parent + "/" + agents.String() + "/" + id
 }
 
 // show is the orchestrator's show callback.
 func (v *view) show(ev orchestrator.Event) {
-	if ev.Agent != "" {
+	if len(ev.Agent) > 0 {
 		v.asked("", ev)
 		return
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	id := v.callID("", "", ev.Call.ID)
+	id := v.callID("", nil, ev.Call.ID)
 	switch ev.Kind {
 	case orchestrator.Text:
 		v.send(acp.UpdateAgentMessageText(ev.Text))
 	case orchestrator.ToolStart:
-		v.start(id, ev.Call.Tool, ev.Call, v.ask, true)
+		v.start(id, ev.Call, v.ask, true)
 	case orchestrator.ToolDenied:
-		v.denied(id, ev.Call.Tool, ev, true)
+		v.denied(id, ev.Call, ev, true)
 	case orchestrator.ToolEnd:
 		v.end(id, ev)
 	case orchestrator.HookRun:
@@ -117,8 +119,9 @@ func (v *view) asked(parent string, ev orchestrator.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	id := v.callID(parent, ev.Agent, ev.Call.ID)
-	name := strings.ReplaceAll(ev.Agent, "/", " › ") + " › " + ev.Call.Tool
-	label := "[" + ev.Agent + "] "
+	call := ev.Call // titled after the agents it comes from
+	call.Agent = ev.Agent
+	label := "[" + ev.Agent.String() + "] "
 	switch ev.Kind {
 	case orchestrator.Text:
 		if parent == "" {
@@ -127,9 +130,9 @@ func (v *view) asked(parent string, ev orchestrator.Event) {
 		}
 		v.content(parent, ev.Agent, false, ev.Text)
 	case orchestrator.ToolStart:
-		v.start(id, name, ev.Call, false, false)
+		v.start(id, call, false, false)
 	case orchestrator.ToolDenied:
-		v.denied(id, name, ev, false)
+		v.denied(id, call, ev, false)
 	case orchestrator.ToolEnd:
 		v.end(id, ev)
 	case orchestrator.HookFailure:
@@ -143,7 +146,7 @@ func (v *view) asked(parent string, ev orchestrator.Event) {
 	}
 	if ev.Kind != orchestrator.Text && parent != "" {
 		// Whatever else it shows ends the block its text was growing.
-		delete(v.call(parent).writing, ev.Agent)
+		delete(v.call(parent).writing, ev.Agent.String())
 	}
 }
 
@@ -152,38 +155,39 @@ func (v *view) asked(parent string, ev orchestrator.Event) {
 func (v *view) notice(parent, text string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.content(parent, "", true, text)
+	v.content(parent, nil, true, text)
 }
 
 // content appends to an ask_agent call's content and sends all of it:
 // ACP's tool_call_update replaces a call's content.
-func (v *view) content(parent, speaker string, notice bool, text string) {
+func (v *view) content(parent string, speaker orchestrator.Path, notice bool, text string) {
 	c := v.call(parent)
 	if c.writing == nil {
 		c.writing = map[string]int{}
 	}
 	if !notice {
-		for s := range c.writing {
-			if strings.HasPrefix(s, speaker+"/") {
-				delete(c.writing, s)
+		for k, i := range c.writing {
+			if below := c.blocks[i].speaker; len(below) > len(speaker) && below.Within(speaker) {
+				delete(c.writing, k)
 			}
 		}
 	}
-	i, writing := c.writing[speaker]
+	key := speaker.String()
+	i, writing := c.writing[key]
 	switch {
 	case notice:
 		// A notice comes after what its speaker wrote; what it writes next
 		// is a block of its own.
 		c.blocks = append(c.blocks, block{speaker: speaker, notice: true, text: text})
-		delete(c.writing, speaker)
+		delete(c.writing, key)
 	case writing:
 		c.blocks[i].text += text
-	case strings.Contains(speaker, "/"):
+	case len(speaker) > 1:
 		// Further down the chain: say who is speaking.
-		c.writing[speaker] = len(c.blocks)
-		c.blocks = append(c.blocks, block{speaker: speaker, text: "[" + speaker + "] " + text})
+		c.writing[key] = len(c.blocks)
+		c.blocks = append(c.blocks, block{speaker: speaker, text: "[" + key + "] " + text})
 	default:
-		c.writing[speaker] = len(c.blocks)
+		c.writing[key] = len(c.blocks)
 		c.blocks = append(c.blocks, block{speaker: speaker, text: text})
 	}
 	v.send(acp.UpdateToolCall(acp.ToolCallId(parent), acp.WithUpdateContent(c.contents())))
@@ -213,7 +217,7 @@ func (c *callState) setContent(texts ...string) []acp.ToolCallContent {
 func (v *view) shownOf(id string) *sessionfile.Shown {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	c := v.calls[v.callID("", "", id)]
+	c := v.calls[v.callID("", nil, id)]
 	if c == nil || !c.ended {
 		return nil
 	}
@@ -233,8 +237,8 @@ func (v *view) call(id string) *callState {
 // start shows a tool call that starts: pending while consent is asked,
 // else running. own: a call of the session's agent, whose paths are in
 // the session's directory.
-func (v *view) start(id, name string, call orchestrator.Call, pending, own bool) {
-	v.call(id).shown.Title = title(name, call.Summary)
+func (v *view) start(id string, call orchestrator.Call, pending, own bool) {
+	v.call(id).shown.Title = frontend.Title(call)
 	status := acp.ToolCallStatusInProgress
 	if pending {
 		status = acp.ToolCallStatusPending
@@ -249,7 +253,7 @@ func (v *view) start(id, name string, call orchestrator.Call, pending, own bool)
 			opts = append(opts, func(tc *acp.SessionUpdateToolCall) { tc.Locations = l })
 		}
 	}
-	v.send(acp.StartToolCall(acp.ToolCallId(id), title(name, call.Summary), opts...))
+	v.send(acp.StartToolCall(acp.ToolCallId(id), frontend.Title(call), opts...))
 }
 
 // running shows that consent allowed a call.
@@ -262,8 +266,8 @@ func (v *view) running(id string) {
 // denied shows a call a hook denied as a failed call titled as the
 // reference's preToolCall table says; ask_agent, denied by preAsk, has
 // started already and is updated.
-func (v *view) denied(id, name string, ev orchestrator.Event, own bool) {
-	t := deniedTitle(name, ev.Call.Summary)
+func (v *view) denied(id string, call orchestrator.Call, ev orchestrator.Event, own bool) {
+	t := frontend.DeniedTitle(call)
 	c, started := v.calls[id]
 	if !started {
 		c = v.call(id)

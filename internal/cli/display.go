@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -82,9 +84,10 @@ const thinkingLine = "thinking…"
 
 // show is the orchestrator's show callback.
 func (d *display) show(ev orchestrator.Event) {
+	agent := ev.Agent.String() // the label, and the key of what it has waiting
 	label := ""
-	if ev.Agent != "" {
-		label = "[" + ev.Agent + "] "
+	if agent != "" {
+		label = "[" + agent + "] "
 	}
 	if ev.Kind == orchestrator.HookRun {
 		return // listed after the answer (displayHooks)
@@ -110,9 +113,9 @@ func (d *display) show(ev orchestrator.Event) {
 		}
 		p = piece{text: ev.Text}
 	case orchestrator.ToolStart:
-		p = piece{line: true, text: label + toolLine(ev.Call)}
+		p = piece{line: true, text: label + frontend.ToolLine(ev.Call)}
 	case orchestrator.ToolDenied:
-		p = piece{line: true, text: label + "🪝 " + ev.Call.Tool + " " + ev.Output}
+		p = piece{line: true, text: label + hooks.DeniedLine(ev.Call.Tool, ev.Output)}
 	case orchestrator.ToolEnd:
 		if !ev.Status.Refused() {
 			return // the tool line said it all
@@ -131,9 +134,9 @@ func (d *display) show(ev orchestrator.Event) {
 	defer d.mu.Unlock()
 	d.clearThinking()
 	if ev.Kind == orchestrator.ToolEnd && ev.Status == orchestrator.NoOneToAsk {
-		d.consentHint(ev.Agent)
+		d.consentHint(agent)
 	}
-	d.queue(ev.Agent, p)
+	d.queue(agent, p)
 	d.pump()
 }
 
@@ -372,21 +375,7 @@ func (d *display) footer(res orchestrator.TurnResult) {
 	if d.err != nil && res.SaveErr != nil {
 		fmt.Fprintln(d.err, "mm: session file: "+res.SaveErr.Error())
 	}
-	if res.Err != nil && !res.Cancelled() && res.Answer == "" && len(res.Ran) == 0 && len(res.HookRuns) == 0 {
-		return // nothing happened: the error line says it all
-	}
-	lines := []string{fmt.Sprintf("⚙ %d command(s)", len(res.Ran))}
-	if d.cfg.DisplayCommands {
-		for _, c := range res.Ran {
-			lines = append(lines, "  "+toolLine(c))
-		}
-	}
-	if d.cfg.DisplayHooks {
-		for i, r := range res.HookRuns {
-			lines = append(lines, "  "+r.Line(i+1))
-		}
-	}
-	for _, l := range lines {
+	for _, l := range frontend.Footer(d.cfg, res) {
 		io.WriteString(d.out, d.dim(l)+"\n")
 	}
 }
@@ -394,11 +383,3 @@ func (d *display) footer(res orchestrator.TurnResult) {
 // CancelledNotice ends the display of a cancelled turn (Ctrl-C), on a
 // line of its own after what was shown.
 const CancelledNotice = "⏹ turn cancelled"
-
-// toolLine is the usual line of a tool call: "🔧 bash: ls -la".
-func toolLine(c orchestrator.Call) string {
-	if c.Summary == "" {
-		return "🔧 " + c.Tool
-	}
-	return "🔧 " + c.Tool + ": " + c.Summary
-}

@@ -14,7 +14,9 @@ import (
 func TestDisplayInterleaved(t *testing.T) {
 	var out strings.Builder
 	d := &display{out: &out, cfg: &config.Config{}}
-	text := func(agent, s string) { d.show(orchestrator.Event{Kind: orchestrator.Text, Agent: agent, Text: s}) }
+	text := func(agent, s string) {
+		d.show(orchestrator.Event{Kind: orchestrator.Text, Agent: path(agent), Text: s})
+	}
 	text("", "Let me ask.")
 	d.show(orchestrator.Event{Kind: orchestrator.ToolStart, Call: orchestrator.Call{Tool: "ask_agent", Summary: "expert"}})
 	d.show(orchestrator.Event{Kind: orchestrator.ToolStart, Call: orchestrator.Call{Tool: "ask_agent", Summary: "expert"}})
@@ -24,9 +26,9 @@ func TestDisplayInterleaved(t *testing.T) {
 	text("expert#2", "ket.\n")
 	text("expert#1", "holds.")
 	text("expert#2", "It has")
-	d.show(orchestrator.Event{Kind: orchestrator.AskEnd, Agent: "expert#1"})
+	d.show(orchestrator.Event{Kind: orchestrator.AskEnd, Agent: orchestrator.Path{"expert#1"}})
 	text("expert#2", " a port.")
-	d.show(orchestrator.Event{Kind: orchestrator.AskEnd, Agent: "expert#2"})
+	d.show(orchestrator.Event{Kind: orchestrator.AskEnd, Agent: orchestrator.Path{"expert#2"}})
 	text("", "Both\n")
 	text("", "\nanswered.")
 	d.done()
@@ -51,9 +53,11 @@ answered.
 func TestDisplayConsentQuestion(t *testing.T) {
 	var out strings.Builder
 	d := &display{out: &out, cfg: &config.Config{}}
-	text := func(agent, s string) { d.show(orchestrator.Event{Kind: orchestrator.Text, Agent: agent, Text: s}) }
+	text := func(agent, s string) {
+		d.show(orchestrator.Event{Kind: orchestrator.Text, Agent: path(agent), Text: s})
+	}
 	text("expert#1", "Working")
-	d.show(orchestrator.Event{Kind: orchestrator.ToolStart, Agent: "expert#2", Call: orchestrator.Call{Tool: "bash", Summary: "ls"}})
+	d.show(orchestrator.Event{Kind: orchestrator.ToolStart, Agent: orchestrator.Path{"expert#2"}, Call: orchestrator.Call{Tool: "bash", Summary: "ls"}})
 	asked := make(chan func())
 	go func() { asked <- d.ask("  allow expert › bash: ls? [y/N] ") }()
 	text("expert#1", " on it.\n")
@@ -73,4 +77,12 @@ func TestDisplayConsentQuestion(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
+}
+
+// path is agent as an event's path: none for "".
+func path(agent string) orchestrator.Path {
+	if agent == "" {
+		return nil
+	}
+	return orchestrator.Path{agent}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
 	"github.com/mm-agent/mm/internal/agent"
+	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/internal/hookadapt"
 	"github.com/mm-agent/mm/internal/tools"
 	"github.com/mm-agent/mm/orchestrator"
@@ -428,7 +429,7 @@ func effect(event hooks.Event, in hooks.Input, res hooks.Result) []effectLine {
 		if res.Deny {
 			add("the tool", "would not run, and no one is asked for consent")
 			add("the model", hooks.DeniedOutput(res.Reason))
-			add("the user", hooks.DeniedLine(in.Tool.Name, res.Reason))
+			add("the user", hooks.DeniedLine(in.Tool.Name, hooks.DeniedOutput(res.Reason)))
 			return out
 		}
 		input := in.Tool.Input
@@ -437,11 +438,7 @@ func effect(event hooks.Event, in hooks.Input, res hooks.Result) []effectLine {
 		}
 		add("the tool", "would run with "+string(input))
 		add("the history", "keeps the call as the model wrote it: "+string(in.Tool.Input))
-		line := "🔧 " + in.Tool.Name
-		if s := orchestrator.Summary(input); s != "" {
-			line += ": " + s
-		}
-		add("the user", line)
+		add("the user", frontend.ToolLine(orchestrator.Call{Tool: in.Tool.Name, Summary: orchestrator.Summary(input)}))
 	case hooks.PostToolCall:
 		add("the model", hooks.WithContexts(in.Output, res.Contexts))
 		add("the user", "the tool's output, unchanged")
@@ -453,7 +450,7 @@ func effect(event hooks.Event, in hooks.Input, res hooks.Result) []effectLine {
 			switch relay.Via(in.Ask.Via) {
 			case relay.ViaTool:
 				add("the model", relay.DeniedOutput(res.Reason))
-				add("the user", "🪝 "+relay.ToolName+" "+relay.DeniedOutput(res.Reason))
+				add("the user", hooks.DeniedLine(relay.ToolName, relay.DeniedOutput(res.Reason)))
 			case relay.ViaCommand:
 				add("the user", "the command fails with: "+relay.DeniedError(res.Reason))
 				add("the history", "unchanged")

@@ -42,11 +42,7 @@ func (c *lineConsent) during(d *display) (end func()) {
 func (c *lineConsent) Allow(ctx context.Context, call orchestrator.Call) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	what := call.Tool
-	if call.Summary != "" {
-		what += ": " + call.Summary
-	}
-	question := fmt.Sprintf("  allow %s? [y/N] ", what)
+	question := "  " + frontend.ConsentQuestion(call) + " "
 	c.dmu.Lock()
 	d := c.d
 	c.dmu.Unlock()
@@ -78,13 +74,6 @@ const helpText = `Type a prompt and press Enter. Commands:
   /compact   replace the earlier turns by a summary the model writes
   /exit      leave mm (Ctrl-D at an empty prompt too)
 Ctrl-C during a turn cancels the turn; Ctrl-C at an empty prompt exits.`
-
-func askHelp(agents []string) string {
-	return `Ask another agent (` + strings.Join(agents, ", ") + `):
-  /ask <agent> <question>
-  /ask-<agent> <question>
-  /ask-with-context-<agent> <question>   (sends this conversation too)`
-}
 
 // lineMode is the interactive session: one prompt per line, from the
 // terminal or a pipe, until /exit or end of input.
@@ -121,12 +110,13 @@ func (a *app) lineMode(ctx context.Context) error {
 			line = l
 		}
 		line = strings.TrimSpace(line)
-		switch {
-		case line == "":
+		if line == "" {
 			continue
-		case line == "/exit" || line == "/quit":
+		}
+		switch frontend.Parse(line) {
+		case frontend.Exit:
 			return nil
-		case line == "/compact":
+		case frontend.Compact:
 			n, err := session.Compact(ctx)
 			if err != nil {
 				fmt.Fprintln(a.io.Err, "mm: "+err.Error())
@@ -134,21 +124,17 @@ func (a *app) lineMode(ctx context.Context) error {
 				fmt.Fprintf(a.io.Out, orchestrator.CompactedNotice+"\n", n)
 			}
 			continue
-		case line == "/help":
+		case frontend.Help:
 			fmt.Fprintln(a.io.Out, helpText)
 			if a.Relay != nil {
-				fmt.Fprintln(a.io.Out, askHelp(a.Config.AgentNames()))
+				fmt.Fprintln(a.io.Out, frontend.AskHelp(a.Config.AgentNames()))
 			}
 			continue
-		case strings.HasPrefix(line, "/ask"):
-			if _, _, _, ok := frontend.ParseAsk(line); ok {
-				a.askLine(ctx, session, line, sigs, consent)
-				continue
-			}
-			fallthrough
-		case strings.HasPrefix(line, "/"):
-			name, _, _ := strings.Cut(line, " ")
-			fmt.Fprintf(a.io.Out, "unknown command %s; /help lists them\n", name)
+		case frontend.Ask:
+			a.askLine(ctx, session, line, sigs, consent)
+			continue
+		case frontend.Unknown, frontend.Abort: // no /abort: Ctrl-C cancels a turn here
+			fmt.Fprintln(a.io.Out, frontend.UnknownCommand(line))
 			continue
 		}
 		if err := a.turn(ctx, session, line, sigs, consent); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -63,7 +64,7 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 	res := a.Relay.Ask(ctx, relay.Request{
 		Agent: name, Question: o.args[0], WithContext: withContext, Transcript: transcript, Via: relay.ViaCLI,
 		Show: func(ev orchestrator.Event) {
-			if !hold && ev.Kind == orchestrator.Text && ev.Agent == name {
+			if !hold && ev.Kind == orchestrator.Text && slices.Equal(ev.Agent, orchestrator.Path{name}) {
 				io.WriteString(a.io.Out, ev.Text)
 				streamed = streamed || ev.Text != ""
 				return
@@ -143,16 +144,11 @@ func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string,
 	defer consent.during(d)()
 	res, err := a.App.Ask(ctx, s, line, d.show)
 	d.done()
-	name, _, _, _ := frontend.ParseAsk(line)
-	switch {
-	case err != nil:
-		fmt.Fprintln(a.io.Err, "mm: "+err.Error())
-	case res.Denied:
-		fmt.Fprintln(a.io.Err, relay.DeniedError(res.Reason))
-	case res.Status == relay.Cancelled:
-		fmt.Fprintln(a.io.Err, "mm: ask cancelled")
-	case res.Err != nil:
-		fmt.Fprintln(a.io.Err, "mm: ask "+name+": "+res.Err.Error())
+	if msg := frontend.AskFailure(line, res, err); msg != "" {
+		if err != nil || !res.Denied {
+			msg = "mm: " + msg // a denial is the reference's own line
+		}
+		fmt.Fprintln(a.io.Err, msg)
 	}
 }
 

@@ -262,7 +262,7 @@ const llmmanNotice = "mm: llmman is the local model server mm uses by default (h
 // stderr; no ⚙ line and no hook list.
 func (a *app) onceStructured(ctx context.Context, s *orchestrator.Session, prompt string, d *display) error {
 	res := s.Generate(ctx, prompt, func(ev orchestrator.Event) {
-		if ev.Kind == orchestrator.Text && ev.Agent == "" {
+		if ev.Kind == orchestrator.Text && len(ev.Agent) == 0 {
 			return // the answer, written below once the turn is over
 		}
 		d.show(ev)

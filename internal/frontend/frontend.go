@@ -1,14 +1,16 @@
 // Package frontend is what every front end (line mode, -p, the window, the
-// editor) gets of an agent: the agent, its relays, its config and how to
-// open a session. Front ends show a turn; they never run hooks or relays
-// themselves — those sit behind orchestrator and relay.
+// editor) gets of an agent — the agent, its relays, its config and how to
+// open a session (App, built by internal/agent) — and what they have in
+// common: the slash commands (Parse), /ask… and what its outcome says, the
+// footer that ends a turn, the titles of tool calls. Front ends show a
+// turn; they never run hooks or relays themselves — those sit behind
+// orchestrator and relay — and they never read an outcome from its text:
+// statuses and agent paths are typed.
 package frontend
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/orchestrator"
@@ -50,29 +52,6 @@ func (a *App) SetConsent(c orchestrator.Consent) {
 		a.Relay.Consent = c
 	}
 }
-
-// ParseAsk parses /ask <name> <question>, /ask-<name> <question> and
-// /ask-with-context-<name> <question>; ok is false for other lines.
-func ParseAsk(line string) (name, question string, withContext, ok bool) {
-	cmd, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
-	rest = strings.TrimSpace(rest)
-	switch {
-	case cmd == "/ask":
-		name, question, _ = strings.Cut(rest, " ")
-		return name, strings.TrimSpace(question), false, true
-	case strings.HasPrefix(cmd, "/ask-with-context-"):
-		return strings.TrimPrefix(cmd, "/ask-with-context-"), rest, true, true
-	case strings.HasPrefix(cmd, "/ask-"):
-		return strings.TrimPrefix(cmd, "/ask-"), rest, false, true
-	}
-	return "", "", false, false
-}
-
-// Errors of an /ask… command that could not run.
-var (
-	ErrNoAgents = errors.New("this agent has no mmConfigs to ask")
-	ErrAskUsage = errors.New("usage: /ask <agent> <question>, /ask-<agent> <question> or /ask-with-context-<agent> <question>")
-)
 
 // Ask runs an /ask… command line (via: command) in session s: the asked
 // agent's events go to show as they happen; the exchange enters the

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -53,7 +54,7 @@ func dialog(st styles, reqs []*consentReq, width int) []string {
 	if len(reqs) == 0 {
 		return nil
 	}
-	what := clean(callTitle(reqs[0].call))
+	what := clean(frontend.Title(reqs[0].call))
 	text := "Allow " + what + "?\n" +
 		st.key.Render("y") + " allows · " + st.key.Render("n") + " or " + st.key.Render("Esc") + " refuses"
 	if n := len(reqs) - 1; n > 0 {

@@ -33,11 +33,6 @@ type (
 	}
 )
 
-func isAsk(line string) bool {
-	_, _, _, ok := frontend.ParseAsk(line)
-	return ok
-}
-
 // start runs line (a prompt or an /ask… command) on its own goroutine.
 func (m *model) start(line string) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
@@ -47,14 +42,14 @@ func (m *model) start(line string) tea.Cmd {
 	show := func(ev orchestrator.Event) { send(eventMsg{ev}) }
 	m.jobs.Add(1)
 	switch {
-	case line == "/compact":
+	case frontend.Parse(line) == frontend.Compact:
 		go func() {
 			defer m.jobs.Done()
 			defer cancel()
 			n, err := m.session.Compact(ctx)
 			send(compactDoneMsg{n: n, err: err})
 		}()
-	case isAsk(line):
+	case frontend.Parse(line) == frontend.Ask:
 		go func() {
 			defer m.jobs.Done()
 			defer cancel()
@@ -109,19 +104,8 @@ func (m *model) abort() {
 // what went wrong, if anything.
 func (m *model) turnDone(res orchestrator.TurnResult) {
 	m.tr.endTurn()
-	cfg := m.app.Config
-	if res.Err == nil || res.Cancelled() || res.Answer != "" || len(res.Ran) > 0 || len(res.HookRuns) > 0 {
-		m.tr.line(kindDim, fmt.Sprintf("⚙ %d command(s)", len(res.Ran)))
-		if cfg.DisplayCommands {
-			for _, c := range res.Ran {
-				m.tr.line(kindDim, "  🔧 "+callTitle(c))
-			}
-		}
-		if cfg.DisplayHooks {
-			for i, r := range res.HookRuns {
-				m.tr.line(kindDim, "  "+r.Line(i+1))
-			}
-		}
+	for _, l := range frontend.Footer(m.app.Config, res) {
+		m.tr.line(kindDim, l)
 	}
 	if res.ReasoningOnly {
 		m.tr.line(kindDim, orchestrator.ReasoningOnlyReply)
@@ -145,15 +129,7 @@ func (m *model) turnDone(res orchestrator.TurnResult) {
 // not listed: they ran outside a turn (the reference's "Affichage").
 func (m *model) askDone(d askDoneMsg) {
 	m.tr.endTurn()
-	name, _, _, _ := frontend.ParseAsk(d.line)
-	switch {
-	case d.err != nil:
-		m.tr.line(kindError, d.err.Error())
-	case d.res.Denied:
-		m.tr.line(kindError, relay.DeniedError(d.res.Reason))
-	case d.res.Status == relay.Cancelled:
-		m.tr.line(kindError, "ask cancelled")
-	case d.res.Err != nil:
-		m.tr.line(kindError, "ask "+name+": "+d.res.Err.Error())
+	if msg := frontend.AskFailure(d.line, d.res, d.err); msg != "" {
+		m.tr.line(kindError, msg)
 	}
 }

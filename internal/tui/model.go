@@ -80,7 +80,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.running != nil {
 			// The model reasons until it writes or calls a tool; the
 			// status line says so, as line mode's thinking… does.
-			m.running.thinking = msg.ev.Kind == orchestrator.Reasoning && msg.ev.Agent == ""
+			m.running.thinking = msg.ev.Kind == orchestrator.Reasoning && len(msg.ev.Agent) == 0
 		}
 		m.tr.show(msg.ev)
 	case turnDoneMsg:
@@ -238,25 +238,23 @@ func (m *model) submit(line string) tea.Cmd {
 		m.history = append(m.history, line)
 	}
 	m.recall = len(m.history)
-	switch {
-	case line == "/exit" || line == "/quit":
+	switch frontend.Parse(line) {
+	case frontend.Exit:
 		return tea.Quit
-	case line == "/help":
+	case frontend.Help:
 		m.tr.line(kindNotice, helpText)
 		if m.app.Relay != nil {
-			m.tr.line(kindNotice, askHelp(m.app.Config.AgentNames()))
+			m.tr.line(kindNotice, frontend.AskHelp(m.app.Config.AgentNames()))
 		}
 		return nil
-	case line == "/abort":
+	case frontend.Abort:
 		if m.running == nil {
 			m.tr.line(kindDim, "no turn is running")
 		}
 		m.abort()
 		return nil
-	case isAsk(line), line == "/compact":
-	case strings.HasPrefix(line, "/"):
-		name, _, _ := strings.Cut(line, " ")
-		m.tr.line(kindError, "unknown command "+name+"; /help lists them")
+	case frontend.Unknown:
+		m.tr.line(kindError, frontend.UnknownCommand(line))
 		return nil
 	}
 	if m.running != nil {
@@ -264,11 +262,4 @@ func (m *model) submit(line string) tea.Cmd {
 		return nil
 	}
 	return m.start(line)
-}
-
-func askHelp(agents []string) string {
-	return "Ask another agent (" + strings.Join(agents, ", ") + `):
-  /ask <agent> <question>
-  /ask-<agent> <question>
-  /ask-with-context-<agent> <question>   (sends this conversation too)`
 }

@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -31,7 +33,7 @@ const (
 // resized window is laid out afresh instead of garbled.
 type entry struct {
 	kind  entryKind
-	agent string // the asked agent that showed it ("" for this agent)
+	agent orchestrator.Path // the asked agents that showed it (empty for this agent)
 	text  string
 	done  bool // an answer that is complete
 
@@ -56,7 +58,7 @@ type transcript struct {
 	// that agent closes it, and so does the end of its relay (AskEnd) —
 	// not an event of the agent that asked: relays run at the same time,
 	// and one's end must not cut another's answer in two.
-	open map[string]*entry
+	open map[string]*entry // by the agent's path (String)
 	md   *markdown
 	st   styles
 }
@@ -77,11 +79,11 @@ func (t *transcript) line(kind entryKind, text string) {
 func (t *transcript) show(ev orchestrator.Event) {
 	switch ev.Kind {
 	case orchestrator.Text:
-		e := t.open[ev.Agent]
+		e := t.open[ev.Agent.String()]
 		if e == nil {
 			e = &entry{kind: kindAnswer, agent: ev.Agent}
 			t.add(e)
-			t.open[ev.Agent] = e
+			t.open[ev.Agent.String()] = e
 		}
 		e.text += ev.Text
 		e.touch()
@@ -99,14 +101,14 @@ func (t *transcript) show(ev orchestrator.Event) {
 	t.close(ev.Agent)
 	switch ev.Kind {
 	case orchestrator.ToolStart:
-		t.add(&entry{kind: kindTool, agent: ev.Agent, id: ev.Call.ID, text: callTitle(ev.Call)})
+		t.add(&entry{kind: kindTool, agent: ev.Agent, id: ev.Call.ID, text: frontend.Title(ev.Call)})
 	case orchestrator.ToolDenied:
 		e := t.tool(ev.Agent, ev.Call.ID)
 		if e == nil {
 			e = &entry{kind: kindTool, agent: ev.Agent, id: ev.Call.ID}
 			t.add(e)
 		}
-		e.state, e.text, e.detail = toolFailed, deniedTitle(ev.Call), ev.Output
+		e.state, e.text, e.detail = toolFailed, frontend.DeniedTitle(ev.Call), ev.Output
 		e.touch()
 	case orchestrator.ToolEnd:
 		e := t.tool(ev.Agent, ev.Call.ID)
@@ -134,19 +136,19 @@ func (t *transcript) show(ev orchestrator.Event) {
 }
 
 // close completes the answer agent is streaming: it shows something else.
-func (t *transcript) close(agent string) {
-	if e := t.open[agent]; e != nil {
+func (t *transcript) close(agent orchestrator.Path) {
+	if e := t.open[agent.String()]; e != nil {
 		e.done = true
 		e.touch()
-		delete(t.open, agent)
+		delete(t.open, agent.String())
 	}
 }
 
 // closeAnswers completes the answers of agent, whose relay is over, and of
 // the agents it asked.
-func (t *transcript) closeAnswers(agent string) {
+func (t *transcript) closeAnswers(agent orchestrator.Path) {
 	for name, e := range t.open {
-		if name == agent || strings.HasPrefix(name, agent+"/") {
+		if e.agent.Within(agent) {
 			e.done = true
 			e.touch()
 			delete(t.open, name)
@@ -164,28 +166,13 @@ func (t *transcript) endTurn() {
 }
 
 // tool finds the latest call of agent with this id.
-func (t *transcript) tool(agent, id string) *entry {
+func (t *transcript) tool(agent orchestrator.Path, id string) *entry {
 	for i := len(t.entries) - 1; i >= 0; i-- {
-		if e := t.entries[i]; e.kind == kindTool && e.agent == agent && e.id == id {
+		if e := t.entries[i]; e.kind == kindTool && slices.Equal(e.agent, agent) && e.id == id {
 			return e
 		}
 	}
 	return nil
-}
-
-// callTitle is a tool call as line mode names it: "bash: ls -la".
-func callTitle(c orchestrator.Call) string {
-	if c.Summary == "" {
-		return c.Tool
-	}
-	return c.Tool + ": " + c.Summary
-}
-
-// deniedTitle is the reference's title of a call a hook denied, for the
-// window and the editor (preToolCall's deny row): "<tool>: <summary> —
-// denied by a hook", or "<tool> — denied by a hook" with no summary.
-func deniedTitle(c orchestrator.Call) string {
-	return callTitle(c) + " — denied by a hook"
 }
 
 // lines lays the whole conversation out for width cells. An asked agent's
@@ -197,19 +184,19 @@ func (t *transcript) lines(width int) []string {
 		if e.kind == kindPrompt && i > 0 {
 			out = append(out, "")
 		}
-		if e.agent == "" {
+		if len(e.agent) == 0 {
 			out = append(out, t.render(e, width)...)
 			prev = ""
 			continue
 		}
-		if e.agent != prev {
-			out = append(out, t.st.agent.Render("┌ "+e.agent))
+		if e.agent.String() != prev {
+			out = append(out, t.st.agent.Render("┌ "+e.agent.String()))
 		}
 		bar := t.st.agent.Render("│") + " "
 		for _, l := range t.render(e, width-2) {
 			out = append(out, bar+l)
 		}
-		prev = e.agent
+		prev = e.agent.String()
 	}
 	return out
 }

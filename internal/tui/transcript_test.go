@@ -77,8 +77,8 @@ func TestTranscriptLines(t *testing.T) {
 			name: "an asked agent's block",
 			events: []orchestrator.Event{
 				{Kind: orchestrator.ToolStart, Call: orchestrator.Call{ID: "c1", Tool: "ask_agent", Summary: "expert"}},
-				{Kind: orchestrator.ToolStart, Agent: "expert", Call: orchestrator.Call{ID: "c1", Tool: "bash", Summary: "touch f"}},
-				{Kind: orchestrator.Text, Agent: "expert", Text: "Made it."},
+				{Kind: orchestrator.ToolStart, Agent: orchestrator.Path{"expert"}, Call: orchestrator.Call{ID: "c1", Tool: "bash", Summary: "touch f"}},
+				{Kind: orchestrator.Text, Agent: orchestrator.Path{"expert"}, Text: "Made it."},
 				{Kind: orchestrator.Notice, Text: "🪝 postAsk: expert's answer was replaced by a hook — the asking agent reads the new one"},
 				{Kind: orchestrator.ToolEnd, Call: orchestrator.Call{ID: "c1", Tool: "ask_agent"}, Output: "ok", Summary: "expert answered"},
 				{Kind: orchestrator.Text, Text: "Fine."},
@@ -97,13 +97,13 @@ func TestTranscriptLines(t *testing.T) {
 			events: []orchestrator.Event{
 				{Kind: orchestrator.ToolStart, Call: orchestrator.Call{ID: "c1", Tool: "ask_agent", Summary: "expert"}},
 				{Kind: orchestrator.ToolStart, Call: orchestrator.Call{ID: "c2", Tool: "ask_agent", Summary: "expert"}},
-				{Kind: orchestrator.Text, Agent: "expert#1", Text: "One "},
-				{Kind: orchestrator.Text, Agent: "expert#2", Text: "Two "},
-				{Kind: orchestrator.Text, Agent: "expert#1", Text: "done."},
-				{Kind: orchestrator.AskEnd, Agent: "expert#1"},
+				{Kind: orchestrator.Text, Agent: orchestrator.Path{"expert#1"}, Text: "One "},
+				{Kind: orchestrator.Text, Agent: orchestrator.Path{"expert#2"}, Text: "Two "},
+				{Kind: orchestrator.Text, Agent: orchestrator.Path{"expert#1"}, Text: "done."},
+				{Kind: orchestrator.AskEnd, Agent: orchestrator.Path{"expert#1"}},
 				{Kind: orchestrator.ToolEnd, Call: orchestrator.Call{ID: "c1", Tool: "ask_agent"}, Output: "ok"},
-				{Kind: orchestrator.Text, Agent: "expert#2", Text: "done."},
-				{Kind: orchestrator.AskEnd, Agent: "expert#2"},
+				{Kind: orchestrator.Text, Agent: orchestrator.Path{"expert#2"}, Text: "done."},
+				{Kind: orchestrator.AskEnd, Agent: orchestrator.Path{"expert#2"}},
 				{Kind: orchestrator.ToolEnd, Call: orchestrator.Call{ID: "c2", Tool: "ask_agent"}, Output: "ok"},
 			},
 			want: []string{
@@ -155,7 +155,7 @@ func TestTranscriptRelayout(t *testing.T) {
 	tr.add(&entry{kind: kindPrompt, text: "tell me"})
 	words := strings.Fields(strings.Repeat("alpha beta gamma delta epsilon ", 12))
 	tr.show(orchestrator.Event{Kind: orchestrator.Text, Text: strings.Join(words, " ")})
-	tr.show(orchestrator.Event{Kind: orchestrator.Text, Agent: "expert", Text: strings.Join(words, " ")})
+	tr.show(orchestrator.Event{Kind: orchestrator.Text, Agent: orchestrator.Path{"expert"}, Text: strings.Join(words, " ")})
 	for _, done := range []bool{false, true} {
 		if done {
 			tr.endTurn()

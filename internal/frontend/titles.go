@@ -1,0 +1,72 @@
+package frontend
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/orchestrator"
+)
+
+// The tool calls' titles and lines of the hooks reference ("Affichage";
+// preToolCall's deny row, "Effets sur le tour") and of the contract
+// ("Line mode display").
+
+// ToolName is a tool as displays name it, after the asked agents a call
+// of it comes from: "bash", "expert › bash", "expert › librarian › bash".
+func ToolName(agent orchestrator.Path, tool string) string {
+	if len(agent) == 0 {
+		return tool
+	}
+	return strings.Join(agent, " › ") + " › " + tool
+}
+
+// Title is a call's title, the line-mode tool line without its emoji:
+// "bash: ls -la", or the tool alone when the input has no command, path,
+// URL or agent; an asked agent's call is named after its agents
+// ("expert › bash: ls -la").
+func Title(c orchestrator.Call) string {
+	name := ToolName(c.Agent, c.Tool)
+	if c.Summary == "" {
+		return name
+	}
+	return name + ": " + c.Summary
+}
+
+// ToolLine is line mode's line of a call that starts: "🔧 bash: ls -la".
+func ToolLine(c orchestrator.Call) string { return "🔧 " + Title(c) }
+
+// DeniedSuffix ends the title of a call a hook denied, in the window and
+// the editor.
+const DeniedSuffix = " — denied by a hook"
+
+// DeniedTitle is the title of a call a hook denied: "<tool>: <summary> —
+// denied by a hook", or "<tool> — denied by a hook" with no summary.
+func DeniedTitle(c orchestrator.Call) string { return Title(c) + DeniedSuffix }
+
+// ConsentQuestion is the question that asks whether call may run, as line
+// mode and a served agent's client read it: "allow expert › bash: ls? [y/N]".
+func ConsentQuestion(c orchestrator.Call) string { return "allow " + Title(c) + "? [y/N]" }
+
+// Footer is the lines that end a turn in line mode and the window: "⚙ <n>
+// command(s)", then (displayCommands) a line per command run and
+// (displayHooks) the hook lines of the reference, numbered; none when
+// nothing happened (the turn failed before anything ran: its error says
+// it all).
+func Footer(cfg *config.Config, res orchestrator.TurnResult) []string {
+	if res.Err != nil && !res.Cancelled() && res.Answer == "" && len(res.Ran) == 0 && len(res.HookRuns) == 0 {
+		return nil
+	}
+	lines := []string{fmt.Sprintf("⚙ %d command(s)", len(res.Ran))}
+	if cfg.DisplayCommands {
+		for _, c := range res.Ran {
+			lines = append(lines, "  "+ToolLine(c))
+		}
+	}
+	if cfg.DisplayHooks {
+		for i, r := range res.HookRuns {
+			lines = append(lines, "  "+r.Line(i+1))
+		}
+	}
+	return lines
+}
