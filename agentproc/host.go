@@ -106,7 +106,7 @@ func (s *Supervisor) ask(ctx context.Context, c *child, req relay.AskRequest) re
 		case *agentpb.Down_Outcome:
 			stream.CloseSend()
 			o := m.Outcome
-			resp := relay.AskResponse{Answer: o.Answer, Error: o.Error}
+			resp := relay.AskResponse{Answer: o.Answer, Error: o.Error, CutOff: o.CutOff}
 			switch o.Status {
 			case agentpb.Outcome_FAILED:
 				resp.Status = relay.Failed

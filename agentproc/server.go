@@ -91,7 +91,7 @@ func (s *server) Ask(stream agentpb.Agent_AskServer) error {
 	resp := s.impl.Ask(ctx, q.Prompt, func(ev orchestrator.Event) {
 		send(&agentpb.Down{Msg: &agentpb.Down_Event{Event: toEvent(ev)}})
 	}, consent)
-	out := &agentpb.Outcome{Answer: resp.Answer, Error: resp.Error}
+	out := &agentpb.Outcome{Answer: resp.Answer, Error: resp.Error, CutOff: resp.CutOff}
 	switch resp.Status {
 	case relay.Failed:
 		out.Status = agentpb.Outcome_FAILED

@@ -62,11 +62,52 @@ type AskRequest struct {
 	Consent orchestrator.Consent
 }
 
-// AskResponse is how the asked agent's turn ended.
+// AskResponse is how the asked agent's turn ended. It crosses process
+// boundaries (the child protocol, A2A) as it is: a status, the answer, a
+// message — so that the asking side types the outcome as the asked side
+// did (Err).
 type AskResponse struct {
 	Status Status
 	Answer string // the complete answer (partial when cancelled or failed)
-	Error  string // why it did not answer
+	Error  string // why it did not answer, as postAsk's error reads it
+	// CutOff, for Status CutOff, is why the answer did not end
+	// (orchestrator.OutputLimit): the asking agent reads the marker
+	// "[answer cut off: <CutOff>]" after it.
+	CutOff string
+}
+
+// Err is the response's outcome as an error: nil for an answer, else an
+// *Error that errors.Is sees through — orchestrator.ErrMaxSteps for an
+// asked agent stopped at maxSteps, orchestrator.ErrCutOff for an answer
+// cut off, context.Canceled for a cancelled one — whichever process or
+// machine the asked agent ran on.
+func (r AskResponse) Err() error {
+	if r.Status == Answered {
+		return nil
+	}
+	return &Error{Status: r.Status, Msg: r.Error}
+}
+
+// Error is a relay that did not answer: how the asked agent's turn ended
+// and what it said of it.
+type Error struct {
+	Status Status // Failed, Cancelled, MaxSteps or CutOff
+	Msg    string // as postAsk's error reads it
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap is the sentinel of the outcome, nil for a plain failure.
+func (e *Error) Unwrap() error {
+	switch e.Status {
+	case MaxSteps:
+		return orchestrator.ErrMaxSteps
+	case CutOff:
+		return orchestrator.ErrCutOff
+	case Cancelled:
+		return context.Canceled
+	}
+	return nil
 }
 
 // Asker runs asks in asked agents: local child processes
@@ -268,8 +309,11 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	if res.Status == CutOff {
 		// An answer is never cut silently: the asking agent reads the
 		// marker after it, as the asked agent's history keeps it.
-		res.Err = errors.New(resp.Error)
-		cause := strings.TrimPrefix(resp.Error, orchestrator.CutOffError(""))
+		res.Err = resp.Err()
+		cause := resp.CutOff
+		if cause == "" {
+			cause = orchestrator.OutputLimit
+		}
 		if res.Answer == "" {
 			res.Answer = orchestrator.CutOffMarker(cause)
 		} else {
@@ -279,7 +323,7 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 		return res
 	}
 	if res.Status != Answered {
-		res.Err = errors.New(resp.Error)
+		res.Err = resp.Err()
 		return res
 	}
 	res.Answer = hooks.WithContexts(res.Answer, post.Contexts)
@@ -372,7 +416,7 @@ func Summary(agent string, res Result) string {
 func FromTurn(res orchestrator.TurnResult) AskResponse {
 	switch {
 	case res.Err == nil && res.CutOff != "":
-		return AskResponse{Status: CutOff, Answer: res.Answer, Error: orchestrator.CutOffError(res.CutOff)}
+		return AskResponse{Status: CutOff, Answer: res.Answer, Error: orchestrator.CutOffError(res.CutOff), CutOff: res.CutOff}
 	case res.Err == nil:
 		return AskResponse{Status: Answered, Answer: res.Answer}
 	case res.Cancelled():

@@ -266,8 +266,11 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 	if mmOutcome {
 		// An mm peer: its outcome is typed like a local child's.
 		resp := relay.AskResponse{Status: relay.Failed, Answer: t.answer.String(), Error: out.Error}
-		if out.Status == outcomeMaxSteps {
+		switch out.Status {
+		case outcomeMaxSteps:
 			resp.Status = relay.MaxSteps
+		case outcomeCutOff:
+			resp.Status, resp.CutOff = relay.CutOff, out.CutOff
 		}
 		if resp.Error == "" {
 			resp.Error = fmt.Sprintf("%s failed", t.agent.Name)

@@ -46,8 +46,8 @@ const (
 	// to put the question to.
 	ConsentKey = "mm/consent"
 	// OutcomeKey (final status metadata) types the turn's end as a local
-	// child's would be: {"status": answered|failed|cancelled|maxSteps,
-	// "error": "…"}.
+	// child's would be: {"status": answered|failed|cancelled|maxSteps|cutOff,
+	// "error": "…", "cutOff": "<cause>"}.
 	OutcomeKey = "mm/outcome"
 	// ModelExtension is the URI of the card extension whose params.model is
 	// the served agent's <provider>/<model> (the ask object's agentModel).
@@ -164,14 +164,17 @@ type consentQuestion struct {
 type outcome struct {
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// CutOff, with status cutOff, is why the answer did not end.
+	CutOff string `json:"cutOff,omitempty"`
 }
 
-// Outcome status names.
+// Outcome status names: the relay's typed outcomes (relay.Status).
 const (
 	outcomeAnswered  = "answered"
 	outcomeFailed    = "failed"
 	outcomeCancelled = "cancelled"
 	outcomeMaxSteps  = "maxSteps"
+	outcomeCutOff    = "cutOff"
 )
 
 // depthOf reads DepthKey from a message's metadata: a whole number >= 1,

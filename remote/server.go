@@ -587,6 +587,10 @@ func (t *task) end() (a2a.TaskState, outcome) {
 		return a2a.TaskStateCanceled, outcome{Status: outcomeCancelled, Error: r.Error}
 	case relay.MaxSteps:
 		return a2a.TaskStateFailed, outcome{Status: outcomeMaxSteps, Error: r.Error}
+	case relay.CutOff:
+		// Failed for a foreign client (an answer cut off is no answer);
+		// typed for an mm one, which reads the answer and its marker.
+		return a2a.TaskStateFailed, outcome{Status: outcomeCutOff, Error: r.Error, CutOff: r.CutOff}
 	}
 	return a2a.TaskStateFailed, outcome{Status: outcomeFailed, Error: r.Error}
 }

@@ -636,10 +636,15 @@ func (x *ConsentQuestion) GetPath() []string {
 }
 
 type Outcome struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        Outcome_Status         `protobuf:"varint,1,opt,name=status,proto3,enum=mm.agentproc.v1.Outcome_Status" json:"status,omitempty"`
-	Answer        string                 `protobuf:"bytes,2,opt,name=answer,proto3" json:"answer,omitempty"`
-	Error         string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status Outcome_Status         `protobuf:"varint,1,opt,name=status,proto3,enum=mm.agentproc.v1.Outcome_Status" json:"status,omitempty"`
+	Answer string                 `protobuf:"bytes,2,opt,name=answer,proto3" json:"answer,omitempty"`
+	// Why it did not answer, as postAsk's error reads it; the asking side
+	// types it from status (relay.AskResponse.Err: maxSteps is
+	// orchestrator.ErrMaxSteps there too).
+	Error string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	// With CUT_OFF: why the answer did not end ("output token limit").
+	CutOff        string `protobuf:"bytes,4,opt,name=cut_off,json=cutOff,proto3" json:"cut_off,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -695,6 +700,13 @@ func (x *Outcome) GetError() string {
 	return ""
 }
 
+func (x *Outcome) GetCutOff() string {
+	if x != nil {
+		return x.CutOff
+	}
+	return ""
+}
+
 var File_agent_proto protoreflect.FileDescriptor
 
 const file_agent_proto_rawDesc = "" +
@@ -733,11 +745,12 @@ const file_agent_proto_rawDesc = "" +
 	"\asummary\x18\x03 \x01(\tR\asummary\x12\x14\n" +
 	"\x05input\x18\x04 \x01(\fR\x05input\x12\x17\n" +
 	"\acall_id\x18\x05 \x01(\tR\x06callId\x12\x12\n" +
-	"\x04path\x18\x06 \x03(\tR\x04path\"\xbf\x01\n" +
+	"\x04path\x18\x06 \x03(\tR\x04path\"\xd8\x01\n" +
 	"\aOutcome\x127\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x1f.mm.agentproc.v1.Outcome.StatusR\x06status\x12\x16\n" +
 	"\x06answer\x18\x02 \x01(\tR\x06answer\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"M\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\x12\x17\n" +
+	"\acut_off\x18\x04 \x01(\tR\x06cutOff\"M\n" +
 	"\x06Status\x12\f\n" +
 	"\bANSWERED\x10\x00\x12\n" +
 	"\n" +
