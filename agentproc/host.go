@@ -5,13 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -24,7 +28,10 @@ import (
 // Supervisor owns the asked agents' processes of one session: it starts a
 // child on first use, reuses it for later asks (concurrent asks to one
 // child run concurrently), starts a fresh one after a crash, and stops them
-// all with Close.
+// all with Close. Every method takes the ask's context: Ctrl-C interrupts
+// a child that is starting (one that never completes its handshake
+// included), and an ask waiting for another's child to start stops
+// waiting.
 type Supervisor struct {
 	Bin string // the mm binary (MM_BIN)
 	Dir string // the session's directory: the children's too
@@ -32,10 +39,20 @@ type Supervisor struct {
 	// MM_CONFIG and MM_ASK_DEPTH included); go-plugin adds its handshake.
 	Env    func(depth int) []string
 	Stderr io.Writer // where a child's stray stderr goes (nil: discarded)
+	// Log gets the diagnostics of the children's lives — starts, failed
+	// handshakes with go-plugin's own account of them, exits — and
+	// go-plugin's log; nil for none (mm --log FILE, MM_LOG).
+	Log *slog.Logger
+	// StartTimeout bounds a child's start and handshake; 0 for
+	// go-plugin's (a minute).
+	StartTimeout time.Duration
 
 	mu       sync.Mutex
 	children map[string]*child // by config file and depth (childKey)
 	closed   bool
+	// stopping counts the children being stopped in the background (one
+	// that crashed, or failed to start); Close waits for them.
+	stopping sync.WaitGroup
 }
 
 var _ relay.Asker = (*Supervisor)(nil)
@@ -45,25 +62,46 @@ type child struct {
 	client *plugin.Client
 	agent  agentpb.AgentClient
 	err    error
+
+	// The process, for a start that is interrupted: go-plugin's own Kill
+	// waits for the start to end.
+	mu      sync.Mutex
+	runner  runner.Runner
+	stopped bool // the start was interrupted: do not start the process
 }
 
 // Ask runs one ask in the agent's child process, starting it if need be.
 func (s *Supervisor) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse {
-	c, err := s.child(req)
+	c, err := s.child(ctx, req)
 	if err != nil {
+		if ctx.Err() != nil {
+			return relay.AskResponse{Status: relay.Cancelled, Error: "cancelled"}
+		}
 		return relay.AskResponse{Status: relay.Failed, Error: err.Error()}
 	}
-	resp := s.ask(ctx, c, req)
+	start := time.Now()
+	resp := askOver(ctx, c.agent, req)
+	s.log().Debug("ask ended", "agent", req.Agent, "askDepth", req.Depth, "status", resp.Status.String(), "took", time.Since(start))
 	if resp.Status == relay.Failed && c.client.Exited() {
+		s.log().Info("child exited", "agent", req.Agent, "config", req.Config, "error", resp.Error)
 		s.forget(childKey(req), c)
 	}
 	return resp
 }
 
-func (s *Supervisor) ask(ctx context.Context, c *child, req relay.AskRequest) relay.AskResponse {
-	stream, err := c.agent.Ask(ctx, grpc.MaxCallRecvMsgSize(maxMsg), grpc.MaxCallSendMsgSize(maxMsg))
+// askOver runs one ask over an Agent client: the question, then what the
+// child shows, its consent questions (each answered through req.Consent
+// on a goroutine this ask owns and waits for), and its outcome.
+func askOver(ctx context.Context, client agentpb.AgentClient, req relay.AskRequest) relay.AskResponse {
+	// The consent goroutines end with the ask: their questions are moot
+	// once the child has answered or gone.
+	var consents sync.WaitGroup
+	defer consents.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := client.Ask(ctx, grpc.MaxCallRecvMsgSize(maxMsg), grpc.MaxCallSendMsgSize(maxMsg))
 	if err != nil {
-		return s.broken(ctx, req, "", err)
+		return broken(ctx, req, "", err)
 	}
 	var sendMu sync.Mutex
 	send := func(u *agentpb.Up) error {
@@ -72,13 +110,13 @@ func (s *Supervisor) ask(ctx context.Context, c *child, req relay.AskRequest) re
 		return stream.Send(u)
 	}
 	if err := send(&agentpb.Up{Msg: &agentpb.Up_Question{Question: &agentpb.Question{Prompt: req.Prompt}}}); err != nil {
-		return s.broken(ctx, req, "", err)
+		return broken(ctx, req, "", err)
 	}
 	var answer strings.Builder // what the child showed of its own answer
 	for {
 		down, err := stream.Recv()
 		if err != nil {
-			return s.broken(ctx, req, answer.String(), err)
+			return broken(ctx, req, answer.String(), err)
 		}
 		switch m := down.Msg.(type) {
 		case *agentpb.Down_Event:
@@ -90,41 +128,53 @@ func (s *Supervisor) ask(ctx context.Context, c *child, req relay.AskRequest) re
 				req.Show(ev)
 			}
 		case *agentpb.Down_Consent:
-			go func(q *agentpb.ConsentQuestion) {
-				a := &agentpb.ConsentAnswer{Id: q.Id}
-				// The asking relay adds the asked agent to the path.
-				call := orchestrator.Call{ID: q.CallId, Tool: q.Tool, Summary: q.Summary, Input: q.Input, Agent: q.Path}
-				if req.Consent == nil {
-					a.Error = orchestrator.ErrNoOneToAsk.Error()
-				} else if ok, err := req.Consent.Allow(ctx, call); err != nil {
-					a.Error = err.Error()
-				} else {
-					a.Allow = ok
-				}
-				send(&agentpb.Up{Msg: &agentpb.Up_Consent{Consent: a}})
-			}(m.Consent)
+			q := m.Consent
+			consents.Add(1)
+			go func() {
+				defer consents.Done()
+				send(&agentpb.Up{Msg: &agentpb.Up_Consent{Consent: consentAnswer(ctx, req.Consent, q)}})
+			}()
 		case *agentpb.Down_Outcome:
 			stream.CloseSend()
-			o := m.Outcome
-			resp := relay.AskResponse{Answer: o.Answer, Error: o.Error, CutOff: o.CutOff}
-			switch o.Status {
-			case agentpb.Outcome_FAILED:
-				resp.Status = relay.Failed
-			case agentpb.Outcome_CANCELLED:
-				resp.Status = relay.Cancelled
-			case agentpb.Outcome_MAX_STEPS:
-				resp.Status = relay.MaxSteps
-			case agentpb.Outcome_CUT_OFF:
-				resp.Status = relay.CutOff
-			}
-			return resp
+			return outcome(m.Outcome)
 		}
 	}
 }
 
+// consentAnswer puts the child's question q to c.
+func consentAnswer(ctx context.Context, c orchestrator.Consent, q *agentpb.ConsentQuestion) *agentpb.ConsentAnswer {
+	a := &agentpb.ConsentAnswer{Id: q.Id}
+	// The asking relay adds the asked agent to the path.
+	call := orchestrator.Call{ID: q.CallId, Tool: q.Tool, Summary: q.Summary, Input: q.Input, Agent: q.Path}
+	if c == nil {
+		a.Error = orchestrator.ErrNoOneToAsk.Error()
+	} else if ok, err := c.Allow(ctx, call); err != nil {
+		a.Error = err.Error()
+	} else {
+		a.Allow = ok
+	}
+	return a
+}
+
+// outcome is the child's Outcome as the relay types it.
+func outcome(o *agentpb.Outcome) relay.AskResponse {
+	resp := relay.AskResponse{Answer: o.Answer, Error: o.Error, CutOff: o.CutOff}
+	switch o.Status {
+	case agentpb.Outcome_FAILED:
+		resp.Status = relay.Failed
+	case agentpb.Outcome_CANCELLED:
+		resp.Status = relay.Cancelled
+	case agentpb.Outcome_MAX_STEPS:
+		resp.Status = relay.MaxSteps
+	case agentpb.Outcome_CUT_OFF:
+		resp.Status = relay.CutOff
+	}
+	return resp
+}
+
 // broken is the outcome of an ask whose stream ended without an outcome:
 // cancelled by the caller, or the child died.
-func (s *Supervisor) broken(ctx context.Context, req relay.AskRequest, partial string, err error) relay.AskResponse {
+func broken(ctx context.Context, req relay.AskRequest, partial string, err error) relay.AskResponse {
 	if ctx.Err() != nil || status.Code(err) == codes.Canceled {
 		return relay.AskResponse{Status: relay.Cancelled, Answer: partial, Error: "cancelled"}
 	}
@@ -135,36 +185,46 @@ func (s *Supervisor) broken(ctx context.Context, req relay.AskRequest, partial s
 	return relay.AskResponse{Status: relay.Failed, Answer: partial, Error: msg}
 }
 
-// child returns the running child for the agent, starting it if need be.
-func (s *Supervisor) child(req relay.AskRequest) (*child, error) {
-	s.mu.Lock()
-	if s.closed {
+// child returns the running child for the agent, starting it if need be;
+// it gives up when ctx ends, whether it starts the child or waits for
+// another ask that does.
+func (s *Supervisor) child(ctx context.Context, req relay.AskRequest) (*child, error) {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, errors.New("the session is ending")
+		}
+		if s.children == nil {
+			s.children = map[string]*child{}
+		}
+		key := childKey(req)
+		c := s.children[key]
+		if c == nil {
+			c = &child{ready: make(chan struct{})}
+			s.children[key] = c
+			s.mu.Unlock()
+			c.err = s.start(ctx, c, req)
+			close(c.ready)
+			if c.err != nil {
+				s.forget(key, c)
+				return nil, c.err
+			}
+			return c, nil
+		}
 		s.mu.Unlock()
-		return nil, errors.New("the session is ending")
-	}
-	if s.children == nil {
-		s.children = map[string]*child{}
-	}
-	c := s.children[childKey(req)]
-	if c != nil {
-		s.mu.Unlock()
-		<-c.ready
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		if c.err == nil && !c.client.Exited() {
 			return c, nil
 		}
-		s.forget(childKey(req), c)
-		return s.child(req)
+		// It failed to start (perhaps its starter was interrupted), or it
+		// has died since: start one of our own.
+		s.forget(key, c)
 	}
-	c = &child{ready: make(chan struct{})}
-	s.children[childKey(req)] = c
-	s.mu.Unlock()
-	c.err = s.start(c, req)
-	close(c.ready)
-	if c.err != nil {
-		s.forget(childKey(req), c)
-		return nil, c.err
-	}
-	return c, nil
 }
 
 // childKey is which child answers an ask: one per config file and depth
@@ -174,6 +234,7 @@ func childKey(req relay.AskRequest) string {
 	return req.Config + "\x00" + strconv.Itoa(req.Depth)
 }
 
+// forget drops c, and stops its process in the background (Close waits).
 func (s *Supervisor) forget(key string, c *child) {
 	s.mu.Lock()
 	if s.children[key] == c {
@@ -181,11 +242,18 @@ func (s *Supervisor) forget(key string, c *child) {
 	}
 	s.mu.Unlock()
 	if c.client != nil {
-		go c.client.Kill()
+		s.stopping.Add(1)
+		go func() {
+			defer s.stopping.Done()
+			c.client.Kill()
+		}()
 	}
 }
 
-func (s *Supervisor) start(c *child, req relay.AskRequest) error {
+// start starts c's process for req and completes the handshake, or gives
+// up when ctx ends: the process is then killed, which ends go-plugin's
+// wait for its handshake at once.
+func (s *Supervisor) start(ctx context.Context, c *child, req relay.AskRequest) error {
 	var env []string
 	if s.Env != nil {
 		env = s.Env(req.Depth)
@@ -196,28 +264,108 @@ func (s *Supervisor) start(c *child, req relay.AskRequest) error {
 	if stderr == nil {
 		stderr = io.Discard
 	}
+	run := newRunner(s.Bin, []string{ServeCommand, "--config", req.Config}, s.Dir, env)
+	log := s.log().With("agent", req.Agent, "config", req.Config, "askDepth", req.Depth)
 	c.client = plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  Handshake,
-		Plugins:          plugin.PluginSet{"agent": &grpcPlugin{}},
-		RunnerFunc:       newRunner(s.Bin, []string{ServeCommand, "--config", req.Config}, s.Dir, env),
+		HandshakeConfig: Handshake,
+		Plugins:         plugin.PluginSet{"agent": &grpcPlugin{}},
+		RunnerFunc: func(l hclog.Logger, cmd *exec.Cmd, dir string) (runner.Runner, error) {
+			r, err := run(l, cmd, dir)
+			if err != nil {
+				return nil, err
+			}
+			return &guardedRunner{Runner: r, c: c}, nil
+		},
 		SkipHostEnv:      true,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Logger:           hclog.NewNullLogger(),
+		Logger:           pluginLogger(s.Log),
+		StartTimeout:     s.StartTimeout,
 		SyncStdout:       io.Discard,
 		SyncStderr:       stderr,
 		GRPCDialOptions:  []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMsg))},
 		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: socketDir()},
 	})
-	rpc, err := c.client.Client()
-	if err != nil {
-		return fmt.Errorf("start %s: %v", req.Agent, err)
+	log.Info("starting child", "bin", s.Bin, "dir", s.Dir)
+	began := time.Now()
+	type started struct {
+		rpc plugin.ClientProtocol
+		err error
 	}
-	raw, err := rpc.Dispense("agent")
+	done := make(chan started, 1)
+	go func() { // owned: start waits for it whatever happens
+		rpc, err := c.client.Client()
+		done <- started{rpc, err}
+	}()
+	var st started
+	select {
+	case st = <-done:
+	case <-ctx.Done():
+		c.stop()
+		st = <-done // the process is gone: the handshake's wait ends
+		log.Info("child start interrupted", "after", time.Since(began))
+		return ctx.Err()
+	}
+	if st.err != nil {
+		log.Error("child did not start", "error", st.err.Error(), "after", time.Since(began))
+		return s.startError(req, st.err)
+	}
+	raw, err := st.rpc.Dispense("agent")
 	if err != nil {
-		return fmt.Errorf("start %s: %v", req.Agent, err)
+		log.Error("child did not start", "error", err.Error())
+		return s.startError(req, err)
 	}
 	c.agent = raw.(agentpb.AgentClient)
+	log.Info("child started", "childPid", c.pid(), "took", time.Since(began))
 	return nil
+}
+
+// startError is a failed start for the user: one line (go-plugin's account
+// of a failed handshake runs over several, which the log keeps).
+func (s *Supervisor) startError(req relay.AskRequest, err error) error {
+	msg, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+	if s.Log == nil {
+		msg += " (mm --log FILE, or MM_LOG=FILE, records why)"
+	}
+	return fmt.Errorf("start %s: %s", req.Agent, msg)
+}
+
+// guardedRunner is the child's process as go-plugin runs it, so that an
+// interrupted start can kill it (or keep it from starting).
+type guardedRunner struct {
+	runner.Runner
+	c *child
+}
+
+func (g *guardedRunner) Start(ctx context.Context) error {
+	g.c.mu.Lock()
+	defer g.c.mu.Unlock()
+	if g.c.stopped {
+		return errors.New("the ask was cancelled before its agent started")
+	}
+	if err := g.Runner.Start(ctx); err != nil {
+		return err
+	}
+	g.c.runner = g.Runner
+	return nil
+}
+
+// stop interrupts c's start: its process is killed, or never started.
+func (c *child) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	if c.runner != nil {
+		c.runner.Kill(context.Background())
+	}
+}
+
+func (c *child) pid() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.runner == nil {
+		return ""
+	}
+	return c.runner.ID()
 }
 
 // Close stops every child (each finishes cleanly, or is killed after a
@@ -240,6 +388,48 @@ func (s *Supervisor) Close() {
 		}()
 	}
 	wg.Wait()
+	s.stopping.Wait()
+}
+
+// log is the Supervisor's logger, one that discards without Log.
+func (s *Supervisor) log() *slog.Logger {
+	if s.Log == nil {
+		return discard
+	}
+	return s.Log
+}
+
+var discard = slog.New(slog.DiscardHandler)
+
+// pluginLogger is go-plugin's logger: its records go to log, each with
+// the go-plugin logger's name ("from") and its own attributes; none
+// without a log (go-plugin logs a great deal, and nothing of it is for the
+// user's screen).
+func pluginLogger(log *slog.Logger) hclog.Logger {
+	if log == nil {
+		return hclog.NewNullLogger()
+	}
+	l := hclog.NewInterceptLogger(&hclog.LoggerOptions{Name: "go-plugin", Level: hclog.Debug, Output: io.Discard})
+	l.RegisterSink(slogSink{log})
+	return l
+}
+
+// slogSink hands hclog's records to a slog.Logger.
+type slogSink struct{ l *slog.Logger }
+
+func (s slogSink) Accept(name string, level hclog.Level, msg string, args ...any) {
+	lv := slog.LevelDebug
+	switch level {
+	case hclog.Trace, hclog.NoLevel, hclog.Off:
+		return
+	case hclog.Info:
+		lv = slog.LevelInfo
+	case hclog.Warn:
+		lv = slog.LevelWarn
+	case hclog.Error:
+		lv = slog.LevelError
+	}
+	s.l.Log(context.Background(), lv, msg, append([]any{"from", name}, args...)...)
 }
 
 // socketDir is where go-plugin makes the child's Unix socket: the system's

@@ -3,12 +3,12 @@ package agentproc
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
@@ -26,8 +26,12 @@ type Agent interface {
 // Serve serves impl to the parent that started this process, until the
 // parent closes the connection (then cleanup runs and Serve returns) or
 // dies (then everything this process started is killed and it exits).
-func Serve(impl Agent, cleanup func()) {
+// log, when not nil, gets go-plugin's account of the serving side.
+func Serve(impl Agent, log *slog.Logger, cleanup func()) {
 	abort := func() {
+		if log != nil {
+			log.Info("the asking mm is gone: stopping")
+		}
 		procs.KillAll()
 		os.Exit(1)
 	}
@@ -44,7 +48,7 @@ func Serve(impl Agent, cleanup func()) {
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			return grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(maxMsg), grpc.MaxSendMsgSize(maxMsg))...)
 		},
-		Logger: hclog.NewNullLogger(),
+		Logger: pluginLogger(log),
 	})
 	cleanup()
 }

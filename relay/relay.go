@@ -47,6 +47,16 @@ const (
 	CutOff
 )
 
+var statusNames = [...]string{Answered: "answered", Failed: "failed", Cancelled: "cancelled", MaxSteps: "maxSteps", CutOff: "cutOff"}
+
+// String is the status's name, for logs.
+func (s Status) String() string {
+	if s >= 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "status(" + strconv.Itoa(int(s)) + ")"
+}
+
 // AskRequest is what an Asker needs to run one ask.
 type AskRequest struct {
 	Agent  string // its name in mmConfigs

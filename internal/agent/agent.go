@@ -19,6 +19,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,6 +63,8 @@ type Options struct {
 	// one it refuses is refused before anything starts): the first
 	// OpenSession of its path uses it.
 	Session *Opened
+	// Log gets the agent's diagnostics (OpenLog); nil for none.
+	Log *slog.Logger
 }
 
 // Opened is a session file opened and the history read from it.
@@ -170,6 +173,10 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	}
 	a := &Agent{parts: p, dir: dir, depth: opts.Env.Depth, owner: true}
 	a.assemble(nil)
+	if opts.Log != nil {
+		opts.Log.Info("agent built", "config", cfg.File, "dir", dir, "model", cfg.Model,
+			"mcpServers", len(cfg.MCPServers), "mcpStarted", p.mcp != nil, "asks", len(cfg.MMConfigs))
+	}
 	return a, nil
 }
 
@@ -241,7 +248,7 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 	if len(cfg.MMConfigs) > 0 {
 		if sup == nil && len(cfg.RemoteAgents) < len(cfg.MMConfigs) {
 			sup = &agentproc.Supervisor{
-				Bin: p.opts.Env.Bin, Dir: a.dir, Stderr: p.notices,
+				Bin: p.opts.Env.Bin, Dir: a.dir, Stderr: p.notices, Log: p.opts.Log,
 				Env: func(depth int) []string { return p.opts.Env.For(cfg.File, depth) },
 			}
 		}

@@ -21,6 +21,10 @@ const (
 	// started from a tool or a hook reads it as its own depth, so a relay
 	// loop through the shell is bounded like a direct one.
 	DepthVar = "MM_ASK_DEPTH"
+	// LogVar names the diagnostics log (mm --log FILE does too); mm gives
+	// it to what it starts, so an asked agent's process — or an mm run from
+	// a hook — logs to the same file.
+	LogVar = "MM_LOG"
 )
 
 // childVarPrefix starts the variables an asked agent's process gets from
@@ -39,6 +43,8 @@ type Env struct {
 	// Depth is MM_ASK_DEPTH as inherited: this agent's relay depth, 0
 	// when unset.
 	Depth int
+	// Log is the diagnostics log file (MM_LOG, or --log); "" for none.
+	Log string
 	// inherited is the environment without the variables mm sets.
 	inherited []string
 }
@@ -60,6 +66,9 @@ func ReadEnv(environ []string, bin string) (Env, error) {
 			}
 			continue
 		case ConfigVar:
+			continue
+		case LogVar:
+			e.Log = v
 			continue
 		case DepthVar:
 			d, err := ParseDepth(v)
@@ -89,10 +98,14 @@ func ParseDepth(v string) (int, error) {
 
 // For is the environment of a process started by the agent whose config
 // file is configFile (absolute; "" when it read none), at relay depth
-// depth: what mm inherited, then MM_BIN, MM_CONFIG and MM_ASK_DEPTH.
+// depth: what mm inherited, then MM_BIN, MM_CONFIG and MM_ASK_DEPTH (and
+// MM_LOG when there is a log).
 func (e Env) For(configFile string, depth int) []string {
-	out := make([]string, 0, len(e.inherited)+3)
+	out := make([]string, 0, len(e.inherited)+4)
 	out = append(out, e.inherited...)
+	if e.Log != "" {
+		out = append(out, LogVar+"="+e.Log)
+	}
 	if e.Bin != "" {
 		out = append(out, BinVar+"="+e.Bin)
 	}

@@ -96,7 +96,7 @@ func userMessage(err error) string {
 var longOneDash = map[string]bool{
 	"tui": true, "acp": true, "config": true, "model": true, "yolo": true,
 	"prompt": true, "ask": true, "ask-with-context": true, "version": true, "help": true,
-	"session": true, "a2a": true,
+	"session": true, "a2a": true, "log": true,
 }
 
 // normalizeArgs lets one-dash long flags (-tui, -acp) and the two-dash
@@ -154,6 +154,7 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	f.StringVar(&opts.ask, "ask", "", `relay a question to an agent of mmConfigs: mm --ask <agent> "<question>"`)
 	f.StringVar(&opts.askWithContext, "ask-with-context", "", "like --ask, sending the conversation read from stdin (or from --session)")
 	f.StringVar(&opts.a2a, "a2a", "", "serve this config's agent to other machines over A2A (Agent2Agent protocol) at <host:port>")
+	f.StringVar(&opts.logPath, "log", "", "append diagnostics (asked agents' starts, failed handshakes) to this file (MM_LOG=FILE does too)")
 	f.StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
 	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io, opts), newCmdHooks(io, opts))
 	cobra.AddTemplateFunc("oneDash", oneDash)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
@@ -162,28 +163,43 @@ func newCmdServeAgent(ios *IOStreams, opts *rootOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Nothing may reach stdout before the handshake: problems are
 			// reported to the asking agent as failed asks.
-			built, err := serveAgent(ios, opts)
+			env, err := agent.ReadEnv(os.Environ(), executable())
+			var logger *slog.Logger
+			closeLog := func() {}
+			if err == nil {
+				// The parent gave its log in MM_LOG: the child logs there too.
+				var c func()
+				if logger, c, err = openLog("", &env); err == nil {
+					closeLog = c
+				}
+			}
+			var built *agent.Agent
+			if err == nil {
+				built, err = serveAgent(ios, opts, env, logger)
+			}
 			if err != nil {
-				agentproc.Serve(brokenAgent(userMessage(err)), func() {})
+				if logger != nil {
+					logger.Error("asked agent could not start", "error", err.Error())
+				}
+				agentproc.Serve(brokenAgent(userMessage(err)), logger, closeLog)
 				return nil
 			}
-			agentproc.Serve(servedAgent{built}, built.Close)
+			agentproc.Serve(servedAgent{built}, logger, func() {
+				built.Close()
+				closeLog()
+			})
 			return nil
 		},
 	}
 }
 
 // serveAgent builds the agent an asked agent's process serves.
-func serveAgent(ios *IOStreams, opts *rootOptions) (*agent.Agent, error) {
-	env, err := agent.ReadEnv(os.Environ(), executable())
-	if err != nil {
-		return nil, err
-	}
+func serveAgent(ios *IOStreams, opts *rootOptions, env agent.Env, logger *slog.Logger) (*agent.Agent, error) {
 	cfg, err := config.Load(opts.configPath)
 	if err != nil {
 		return nil, err
 	}
-	return agent.New(cfg, agent.Options{Env: env, MCP: true, Version: Version, Notices: ios.Err})
+	return agent.New(cfg, agent.Options{Env: env, MCP: true, Version: Version, Notices: ios.Err, Log: logger})
 }
 
 // servedAgent runs one fresh turn of its agent per ask.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -32,6 +33,7 @@ type rootOptions struct {
 	ask, askWithContext string
 	session             string // --session FILE
 	a2a                 string // -a2a <host:port>: serve the agent over A2A
+	logPath             string // --log FILE: diagnostics (also MM_LOG)
 }
 
 func (o *rootOptions) run(ctx context.Context) error {
@@ -61,6 +63,11 @@ func (o *rootOptions) run(ctx context.Context) error {
 	if err != nil {
 		return &exitError{exitFailure, "mm: " + err.Error()}
 	}
+	logger, closeLog, err := openLog(o.logPath, &env)
+	if err != nil {
+		return &exitError{exitFailure, "mm: " + err.Error()}
+	}
+	defer closeLog()
 	cfg, err := o.loadConfig()
 	if err != nil {
 		return err
@@ -79,7 +86,7 @@ func (o *rootOptions) run(ctx context.Context) error {
 		opened = &agent.Opened{Path: o.session, File: f, History: history}
 	}
 	built, err := agent.New(cfg, agent.Options{
-		Env: env, Version: Version, Notices: o.io.Err, Session: opened,
+		Env: env, Version: Version, Notices: o.io.Err, Session: opened, Log: logger,
 		// --ask runs no turn of this agent: its MCP servers' tools would
 		// never be offered, so they are not started.
 		MCP: !asking,
@@ -187,6 +194,28 @@ type app struct {
 	io    *IOStreams
 	// sessionPath is --session: the session file line mode and -p use.
 	sessionPath string
+}
+
+// openLog opens the diagnostics log (--log FILE, else MM_LOG) and makes
+// env give its absolute path to what mm starts; no log is a nil logger.
+func openLog(flag string, env *agent.Env) (*slog.Logger, func(), error) {
+	path := flag
+	if path == "" {
+		path = env.Log
+	}
+	if path == "" {
+		return nil, func() {}, nil
+	}
+	logger, abs, f, err := agent.OpenLog(path, env.Depth)
+	if err != nil {
+		return nil, nil, err
+	}
+	env.Log = abs
+	logger.Info("mm started", "version", Version, "bin", env.Bin)
+	return logger, func() {
+		logger.Info("mm ended")
+		f.Close()
+	}, nil
 }
 
 // executable is the running mm, for MM_BIN and the asked agents'
