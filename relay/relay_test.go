@@ -31,7 +31,6 @@ type fakeAsker struct {
 	allowed error
 }
 
-
 func (f *fakeAsker) Ask(ctx context.Context, req AskRequest) AskResponse {
 	f.mu.Lock()
 	f.reqs = append(f.reqs, req)
