@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command answermem measures the peak memory (resident set) of the real mm
 // binary while it streams one long answer, printed against the answer's
 // size: `mm -p` against a server on loopback that streams the answer in

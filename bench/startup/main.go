@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command startup measures how fast mm starts, against a hello-world Go
 // binary built in the same run (the floor of any Go process start), and
 // prints each as a ratio of that floor:

@@ -11,12 +11,10 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/procs"
 )
 
 // Limits on what the wrapped command writes, mirroring mm's own on a hook:
@@ -94,8 +92,8 @@ func (r *Runner) exec(ctx context.Context, t *Translated) (Result, error) {
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			msg := "killed by signal " + unix.SignalName(ws.Signal())
+		if sig, ok := procs.Signal(ee.ProcessState); ok {
+			msg := "killed by signal " + sig
 			if q := quote(stderr.b.Bytes()); q != "" {
 				msg += ": " + q
 			}
