@@ -3,6 +3,13 @@
 // and the hook decisions applied to the messages. Every front end — line
 // mode, -p, the window, the editor, an asked agent's process — hands its
 // turn to Session.Generate, so none of them can forget a hook.
+//
+// What a turn tells its front ends is typed, so that none reads it back
+// from text: a tool call's Result carries its Status (OK, Failed, Denied,
+// NoOneToAsk, Cancelled) beside the output the model reads, events carry
+// it, and what an asked agent shows carries the agents' Path as a list.
+// The Agent a session runs is built by internal/agent; this package sees
+// it only through the Model, Tool and Consent interfaces.
 package orchestrator
 
 import (

@@ -5,6 +5,13 @@
 // asked agent writes to the display, and hands back what the asking agent
 // reads. How the asked agent is reached — a child process (agentproc) or
 // an agent on another machine (remote) — is behind the Asker interface.
+//
+// A relay's outcome is typed end to end: the asked agent's turn ends
+// Answered, Failed, Cancelled, MaxSteps or CutOff (FromTurn), crosses the
+// process or the network as such (AskResponse), and is an *Error on the
+// asking side that errors.Is sees through — orchestrator.ErrMaxSteps for
+// a child stopped at maxSteps — never a string to parse. What the asked
+// agent shows reaches the display labelled with its orchestrator.Path.
 package relay
 
 import (

@@ -368,6 +368,8 @@ func TestOutcomes(t *testing.T) {
 			return relay.AskResponse{Status: relay.Failed, Answer: "half", Error: "cannot reach the model server"}
 		case "steps":
 			return relay.AskResponse{Status: relay.MaxSteps, Error: "maxSteps reached (2)"}
+		case "long":
+			return relay.AskResponse{Status: relay.CutOff, Answer: "Once upon", Error: "answer cut off: output token limit", CutOff: orchestrator.OutputLimit}
 		}
 		return relay.AskResponse{Status: relay.Answered, Answer: "never shown"}
 	})
@@ -378,11 +380,16 @@ func TestOutcomes(t *testing.T) {
 	}{
 		{"fail", relay.AskResponse{Status: relay.Failed, Answer: "half", Error: "cannot reach the model server"}},
 		{"steps", relay.AskResponse{Status: relay.MaxSteps, Error: "maxSteps reached (2)"}},
+		{"long", relay.AskResponse{Status: relay.CutOff, Answer: "Once upon", Error: "answer cut off: output token limit", CutOff: orchestrator.OutputLimit}},
 		// An answer the turn never showed still arrives.
 		{"quiet", relay.AskResponse{Status: relay.Answered, Answer: "never shown"}},
 	} {
-		if got := a.Ask(context.Background(), relay.AskRequest{Agent: "rev", Prompt: tc.prompt, Depth: 1}); got != tc.want {
+		got := a.Ask(context.Background(), relay.AskRequest{Agent: "rev", Prompt: tc.prompt, Depth: 1})
+		if got != tc.want {
 			t.Errorf("%s: got %+v, want %+v", tc.prompt, got, tc.want)
+		}
+		if tc.prompt == "steps" && !errors.Is(got.Err(), orchestrator.ErrMaxSteps) {
+			t.Errorf("a served agent stopped at maxSteps: %v is not ErrMaxSteps on the asking side", got.Err())
 		}
 	}
 }
