@@ -234,15 +234,23 @@ func childKey(req relay.AskRequest) string {
 	return req.Config + "\x00" + strconv.Itoa(req.Depth)
 }
 
-// forget drops c, and stops its process in the background (Close waits).
+// forget drops c, and stops its process in the background (Close waits
+// for it; once Close has begun, forget stops it before returning).
 func (s *Supervisor) forget(key string, c *child) {
 	s.mu.Lock()
 	if s.children[key] == c {
 		delete(s.children, key)
 	}
+	closed := s.closed
+	if c.client != nil && !closed {
+		s.stopping.Add(1) // under mu: never concurrent with Close's Wait
+	}
 	s.mu.Unlock()
-	if c.client != nil {
-		s.stopping.Add(1)
+	switch {
+	case c.client == nil:
+	case closed:
+		c.client.Kill()
+	default:
 		go func() {
 			defer s.stopping.Done()
 			c.client.Kill()
