@@ -150,9 +150,6 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 		model: &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint,
 			Provider: ep.Provider, APIKeyEnv: ep.APIKeyEnv, IdleTimeout: ep.IdleTimeout},
 	}
-	if opts.MCP && len(cfg.MCPServers) > 0 {
-		p.mcp = mcptools.Start(context.Background(), cfg.MCPServers, dir, opts.Env.For(cfg.File, opts.Env.Depth), opts.Version, func(msg string) { fmt.Fprintln(notices, msg) })
-	}
 	if len(cfg.RemoteAgents) > 0 {
 		p.remote = map[string]relay.Asker{}
 		for name, ra := range cfg.RemoteAgents {
@@ -166,10 +163,13 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	if cfg.HooksLog != "" {
 		log, err := hooks.OpenLog(cfg.HooksLog)
 		if err != nil {
-			p.close()
 			return nil, &config.Error{Path: cfg.Path, Msg: "hooksLog: " + err.Error()}
 		}
 		p.log = log
+	}
+	// Last, once nothing can fail: the servers are processes of their own.
+	if opts.MCP && len(cfg.MCPServers) > 0 {
+		p.mcp = mcptools.Start(context.Background(), cfg.MCPServers, dir, opts.Env.For(cfg.File, opts.Env.Depth), opts.Version, func(msg string) { fmt.Fprintln(notices, msg) })
 	}
 	a := &Agent{parts: p, dir: dir, depth: opts.Env.Depth, owner: true}
 	a.assemble(nil)
