@@ -82,6 +82,17 @@ func (a *Agent) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard,
 	return c, card, nil
 }
 
+// Close lets go of the agent's connections (those idle; an ask still
+// running keeps its own until it ends). The Agent can still ask: it
+// connects again.
+func (a *Agent) Close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.hc != nil {
+		a.hc.CloseIdleConnections()
+	}
+}
+
 // httpClient is made once per Agent so connections are reused across
 // asks; a.mu is held.
 func (a *Agent) httpClient() *http.Client {

@@ -97,7 +97,7 @@ type parts struct {
 	model   orchestrator.Model
 	box     *sandbox.Sandbox
 	mcp     *mcptools.Servers
-	remote  map[string]relay.Asker // the remote agents of mmConfigs, by name
+	remote  map[string]*remote.Agent // the remote agents of mmConfigs, by name
 	log     *hooks.Log             // hooksLog; nil for none
 	notices io.Writer
 
@@ -151,7 +151,7 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 			Provider: ep.Provider, APIKeyEnv: ep.APIKeyEnv, IdleTimeout: ep.IdleTimeout},
 	}
 	if len(cfg.RemoteAgents) > 0 {
-		p.remote = map[string]relay.Asker{}
+		p.remote = map[string]*remote.Agent{}
 		for name, ra := range cfg.RemoteAgents {
 			a := &remote.Agent{Name: name, URL: ra.URL, TokenEnv: ra.TokenEnv, IdleTimeout: ra.IdleTimeout}
 			if ra.TokenEnv != "" {
@@ -303,7 +303,11 @@ func (p *parts) asker(sup *agentproc.Supervisor) relay.Asker {
 	if len(p.remote) == 0 {
 		return local
 	}
-	return &relay.Router{ByAgent: p.remote, Default: local}
+	by := make(map[string]relay.Asker, len(p.remote))
+	for name, a := range p.remote {
+		by[name] = a
+	}
+	return &relay.Router{ByAgent: by, Default: local}
 }
 
 // skills are the config's skills: the skills/ folder next to the config,
@@ -360,6 +364,9 @@ func (a *Agent) Close() {
 func (p *parts) close() {
 	if p.mcp != nil {
 		p.mcp.Close()
+	}
+	for _, r := range p.remote {
+		r.Close()
 	}
 	if p.log != nil {
 		p.log.Close()
