@@ -98,7 +98,7 @@ type parts struct {
 	box     *sandbox.Sandbox
 	mcp     *mcptools.Servers
 	remote  map[string]*remote.Agent // the remote agents of mmConfigs, by name
-	log     *hooks.Log             // hooksLog; nil for none
+	log     *hooks.Log               // hooksLog; nil for none
 	notices io.Writer
 
 	mu     sync.Mutex
