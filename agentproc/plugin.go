@@ -13,11 +13,11 @@ import (
 // the host gets its client.
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	impl Agent // child side only
+	srv *server // child side only
 }
 
 func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	agentpb.RegisterAgentServer(s, &server{impl: p.impl})
+	agentpb.RegisterAgentServer(s, p.srv)
 	return nil
 }
 

@@ -24,9 +24,11 @@ type Agent interface {
 }
 
 // Serve serves impl to the parent that started this process, until the
-// parent closes the connection (then cleanup runs and Serve returns) or
-// dies (then everything this process started is killed and it exits).
-// log, when not nil, gets go-plugin's account of the serving side.
+// parent closes the connection (then the asks still running end — a turn
+// the parent cancelled runs its postGeneration hooks — cleanup runs and
+// Serve returns) or dies (then everything this process started is killed
+// and it exits). log, when not nil, gets go-plugin's account of the
+// serving side.
 func Serve(impl Agent, log *slog.Logger, cleanup func()) {
 	abort := func() {
 		if log != nil {
@@ -42,14 +44,24 @@ func Serve(impl Agent, log *slog.Logger, cleanup func()) {
 		<-sigs
 		abort()
 	}()
+	srv := &server{impl: impl}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: Handshake,
-		Plugins:         plugin.PluginSet{"agent": &grpcPlugin{impl: impl}},
+		Plugins:         plugin.PluginSet{"agent": &grpcPlugin{srv: srv}},
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			return grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(maxMsg), grpc.MaxSendMsgSize(maxMsg))...)
 		},
 		Logger: pluginLogger(log),
 	})
+	// go-plugin stops the gRPC server at once when the parent shuts the
+	// child down, which cancels the asks' streams but not their turns: a
+	// turn cancelled by Ctrl-C is still running its postGeneration hooks.
+	// They end first (the parent gives them go-plugin's grace, 2 s, and
+	// then kills this process).
+	srv.mu.Lock()
+	srv.ended = true
+	srv.mu.Unlock()
+	srv.asks.Wait()
 	cleanup()
 }
 
@@ -57,9 +69,22 @@ func Serve(impl Agent, log *slog.Logger, cleanup func()) {
 type server struct {
 	agentpb.UnimplementedAgentServer
 	impl Agent
+	// asks are the Ask calls running; Serve waits for them once the
+	// server has ended (ended, under mu: no Add after that).
+	mu    sync.Mutex
+	ended bool
+	asks  sync.WaitGroup
 }
 
 func (s *server) Ask(stream agentpb.Agent_AskServer) error {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return errors.New("the agent's process is ending")
+	}
+	s.asks.Add(1)
+	s.mu.Unlock()
+	defer s.asks.Done()
 	first, err := stream.Recv()
 	if err != nil {
 		return err
