@@ -182,15 +182,46 @@ type question struct {
 
 // stream sends msg and reads the task's events until its end (a response)
 // or a question.
+//
+// The stream outlives a Ctrl-C (ctx) for a moment: tasks/cancel needs the
+// task's id, which only the stream's first event gives, so when the user
+// cancels before it came, the stream is read on for up to cancelTimeout to
+// learn it; then the task is cancelled and the stream closed.
 func (t *askTask) stream(ctx context.Context, msg *a2a.Message) (relay.AskResponse, *question) {
-	for ev, err := range t.client.SendStreamingMessage(ctx, &a2a.MessageSendParams{Message: msg}) {
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	named := make(chan struct{}) // closed once the task has an id
+	if t.taskID != "" {
+		close(named)
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			select {
+			case <-named:
+			case <-time.After(cancelTimeout):
+			case <-sctx.Done():
+			}
+			stop()
+		case <-sctx.Done():
+		}
+	}()
+	for ev, err := range t.client.SendStreamingMessage(sctx, &a2a.MessageSendParams{Message: msg}) {
 		if err != nil {
 			if ctx.Err() != nil {
 				return t.cancelled(ctx), nil
 			}
 			return t.failed(t.agent.wireError(err)), nil
 		}
-		if resp, q, done := t.handle(ev); done {
+		had := t.taskID != ""
+		resp, q, done := t.handle(ev)
+		if !had && t.taskID != "" {
+			close(named)
+		}
+		if ctx.Err() != nil && (t.taskID != "" || done) {
+			return t.cancelled(ctx), nil
+		}
+		if done {
 			return resp, q
 		}
 	}

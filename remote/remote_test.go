@@ -743,3 +743,61 @@ func TestMergeNested(t *testing.T) {
 		t.Errorf("got %q\nwant %q", strings.Join(out, " "), want)
 	}
 }
+
+// slowStart is a foreign agent that makes its task only after a while, and
+// records the tasks/cancel it gets.
+type slowStart struct {
+	started   chan struct{} // closed when Execute begins
+	cancelled chan a2a.TaskID
+}
+
+func (s slowStart) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
+	close(s.started)
+	time.Sleep(300 * time.Millisecond) // the asking side is cancelled meanwhile
+	if err := q.Write(ctx, a2a.NewStatusUpdateEvent(rc, a2a.TaskStateWorking, nil)); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func (s slowStart) Cancel(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
+	s.cancelled <- rc.TaskID
+	ev := a2a.NewStatusUpdateEvent(rc, a2a.TaskStateCanceled, nil)
+	ev.Final = true
+	return q.Write(ctx, ev)
+}
+
+// Ctrl-C before the task's first event named it: the asking side still
+// learns the task's id from the stream, then sends tasks/cancel — the
+// remote turn must not run on unseen.
+func TestCancelBeforeTheTaskIsNamed(t *testing.T) {
+	agent := slowStart{started: make(chan struct{}), cancelled: make(chan a2a.TaskID, 1)}
+	var base string
+	mux := http.NewServeMux()
+	mux.Handle("/invoke", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(agent)))
+	mux.HandleFunc(a2asrv.WellKnownAgentCardPath, func(w http.ResponseWriter, r *http.Request) {
+		a2asrv.NewStaticAgentCardHandler(&a2a.AgentCard{Name: "slow", URL: base + "/invoke", PreferredTransport: a2a.TransportProtocolJSONRPC, Capabilities: a2a.AgentCapabilities{Streaming: true}}).ServeHTTP(w, r)
+	})
+	hs := httptest.NewServer(mux)
+	defer hs.Close()
+	base = hs.URL
+	a := &Agent{Name: "slow", URL: base}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-agent.started
+		cancel()
+	}()
+	resp := a.Ask(ctx, relay.AskRequest{Agent: "slow", Prompt: "hi", Depth: 1})
+	if resp.Status != relay.Cancelled {
+		t.Errorf("resp = %+v", resp)
+	}
+	select {
+	case id := <-agent.cancelled:
+		if id == "" {
+			t.Error("tasks/cancel named no task")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no tasks/cancel reached the agent")
+	}
+}
