@@ -59,6 +59,14 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "build mockmodel:", err)
 		return 1
 	}
+	// mm as `go run ./cmd/mm` builds it in a clone (version "dev"), for the
+	// scripts that run the docs' go run commands (testdata/gorun/go).
+	build = exec.Command("go", "build", "-o", filepath.Join(dir, "gorun", "mm"), "-buildvcs=false", ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mm for go run:", err)
+		return 1
+	}
 	binDir = dir
 	return m.Run()
 }
@@ -85,6 +93,7 @@ func TestScripts(t *testing.T) {
 			}
 			env.Setenv("REPO", repo)
 			env.Setenv("NODE_MODULES", filepath.Join(repo, "cmd", "mm", npmDir))
+			env.Setenv("GORUN_BIN", filepath.Join(binDir, "gorun"))
 			// RUNID tells this script's run from any other on the machine, for
 			// names outside $WORK (tmux servers' sockets).
 			env.Setenv("RUNID", fmt.Sprintf("%d-%d", os.Getpid(), runs.Add(1)))

@@ -38,7 +38,9 @@ func run() int {
 		fs.PrintDefaults()
 	}
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
-	record := fs.String("record", "", "append every request to this file as one JSON line")
+	// MOCKMODEL_RECORD lets a test record the requests of a command it runs
+	// as a doc writes it (go run ./cmd/mockmodel …, without -record).
+	record := fs.String("record", os.Getenv("MOCKMODEL_RECORD"), "append every request to this file as one JSON line (default $MOCKMODEL_RECORD)")
 	profile := fs.String("profile", "", "write as this real server does: "+strings.Join(mockmodel.ProfileNames(), ", ")+" (overrides the script's profile)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
