@@ -157,7 +157,7 @@ func mcpServers(list []acp.McpServer) (map[string]config.MCPServer, error) {
 				}
 			}
 			if srv.Command == "" {
-				return nil, acp.NewInvalidParams(map[string]any{"mcpServers": "server " + name + ": no command"})
+				return nil, badServers("server " + name + ": no command")
 			}
 		case s.Http != nil:
 			name = s.Http.Name
@@ -169,22 +169,28 @@ func mcpServers(list []acp.McpServer) (map[string]config.MCPServer, error) {
 				}
 			}
 			if srv.URL == "" {
-				return nil, acp.NewInvalidParams(map[string]any{"mcpServers": "server " + name + ": no url"})
+				return nil, badServers("server " + name + ": no url")
 			}
 		case s.Sse != nil:
-			return nil, acp.NewInvalidParams(map[string]any{"mcpServers": "server " + s.Sse.Name + ": mm does not speak MCP over SSE (mcpCapabilities.sse is false): give its stdio or HTTP form"})
+			return nil, badServers("server " + s.Sse.Name + ": mm does not speak MCP over SSE (mcpCapabilities.sse is false): give its stdio or HTTP form")
 		default:
-			return nil, acp.NewInvalidParams(map[string]any{"mcpServers": "a server of a transport mm does not offer (mcpCapabilities: stdio and http)"})
+			return nil, badServers("a server of a transport mm does not offer (mcpCapabilities: stdio and http)")
 		}
 		if name == "" {
-			return nil, acp.NewInvalidParams(map[string]any{"mcpServers": "a server without a name"})
+			return nil, badServers("a server without a name")
 		}
 		if _, dup := out[name]; dup {
-			return nil, acp.NewInvalidParams(map[string]any{"mcpServers": "two servers named " + name})
+			return nil, badServers("two servers named " + name)
 		}
 		out[name] = srv
 	}
 	return out, nil
+}
+
+// badServers is the invalid-params error of mcpServers an editor gave,
+// its message the one the editor shows.
+func badServers(msg string) error {
+	return &acp.RequestError{Code: -32602, Message: "mcpServers: " + msg}
 }
 
 // afterWriter is the connection's stdout, which the SDK writes one whole
