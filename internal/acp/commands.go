@@ -200,11 +200,21 @@ func badServers(msg string) error {
 type afterWriter struct {
 	w io.Writer
 
-	mu    sync.Mutex
-	waits map[string]func()
-	// running are the functions started and not done; shutdown waits for
-	// them.
+	mu     sync.Mutex
+	waits  map[string]func()
+	closed bool // wait has begun: nothing more starts
+	// running are the functions started and not done (Add only under mu,
+	// before closed).
 	running sync.WaitGroup
+}
+
+// wait starts nothing more and waits for what runs.
+func (a *afterWriter) wait() {
+	a.mu.Lock()
+	a.closed = true
+	a.waits = nil
+	a.mu.Unlock()
+	a.running.Wait()
 }
 
 // after runs f, on a goroutine of its own, once a message holding
@@ -225,7 +235,7 @@ func (a *afterWriter) Write(p []byte) (int, error) {
 	for marker, f := range a.waits {
 		if bytes.Contains(p, []byte(marker)) {
 			delete(a.waits, marker)
-			if err == nil {
+			if err == nil && !a.closed {
 				a.running.Add(1)
 				go func() {
 					defer a.running.Done()

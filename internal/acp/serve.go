@@ -92,7 +92,7 @@ func (srv *server) shutdown() {
 	}
 	srv.mu.Unlock()
 	srv.turns.Wait()
-	srv.out.running.Wait()
+	srv.out.wait()
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	for _, s := range srv.sessions {
