@@ -68,6 +68,9 @@ type Config struct {
 	// StructuredOutput is the JSON Schema the final answer must match; nil
 	// for free text.
 	StructuredOutput *structured.Schema
+	// AgentsFile reads the session directory's AGENTS.md into the system
+	// instructions, after System (agentsFile:, default true).
+	AgentsFile bool
 	// ShowReasoning shows what a reasoning model thinks before it answers
 	// (dim, apart from the answer; never in the history).
 	ShowReasoning bool
@@ -116,7 +119,7 @@ func (e *Error) Error() string { return "[config error: " + e.Path + ": " + e.Ms
 // Default is the configuration used when no file is given or found.
 func Default(dir string) *Config {
 	return &Config{Dir: dir, Model: DefaultModel, MaxSteps: DefaultMaxSteps, MaxAskDepth: DefaultMaxAskDepth,
-		Sandbox: sandboxdecl.Policy{Mode: sandboxdecl.Off}}
+		Sandbox: sandboxdecl.Policy{Mode: sandboxdecl.Off}, AgentsFile: true}
 }
 
 // AgentNames lists the mmConfigs agents, sorted.
@@ -129,7 +132,7 @@ func (c *Config) AgentNames() []string {
 	return names
 }
 
-var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput", "showReasoning", "name", "sandbox", "sandboxNetwork"}
+var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput", "showReasoning", "name", "sandbox", "sandboxNetwork", "agentsFile"}
 
 // Load reads and validates the config file at path.
 func Load(path string) (*Config, error) {
@@ -216,6 +219,8 @@ func (c *Config) parse(data []byte) error {
 			return decode(v, key, &c.DisplayCommands)
 		case "showReasoning":
 			return decode(v, key, &c.ShowReasoning)
+		case "agentsFile":
+			return decode(v, key, &c.AgentsFile)
 		case "sandbox":
 			return parseSandbox(v, &c.Sandbox.Mode)
 		case "sandboxNetwork":

@@ -71,6 +71,10 @@ func TestLoadErrors(t *testing.T) {
 		{"swapped letters", "modle: llmman/a\n", `unknown field "modle"; did you mean "model"?`},
 		{"missing letter", "tool: [bash]\n", `unknown field "tool"; did you mean "tools"?`},
 		{"two edits", "mxSteps: 3\n", `unknown field "mxSteps"; did you mean "maxSteps"?`},
+		{"agentsFile typo", "agentFile: false\n", `unknown field "agentFile"; did you mean "agentsFile"?`},
+		{"agentsFile case", "agentsfile: false\n", `unknown field "agentsfile"; did you mean "agentsFile"?`},
+		{"agentsFile twice", "agentsFile: false\nagentsFile: true\n", `line 2: key "agentsFile" written twice (first on line 1): keep one`},
+		{"agentsFile not a bool", "agentsFile: AGENTS.md\n", "agentsFile: line 1: want true or false"},
 		{"nothing close", "colour: red\n", `unknown field "colour"`},
 		{"short and far", "ab: 1\n", `unknown field "ab"`},
 		{"hook key", "hooks:\n  preToolCall:\n    - comand: x\n", `hooks.preToolCall[0]: unknown field "comand"; did you mean "command"?`},
@@ -126,6 +130,8 @@ func TestLoadAccepts(t *testing.T) {
 		{"an anchor used twice", "system: &s be brief\nproviders:\n  lab: {baseURL: http://a/v1, apiKeyEnv: *s}\n", func(c *Config) bool { return c.Providers["lab"].APIKeyEnv == "be brief" }},
 		{"a tab inside a value", "system: \"a\tb\"\n", func(c *Config) bool { return c.System == "a\tb" }},
 		{"a tab in a block scalar's text", "system: |\n  a\tb\n", func(c *Config) bool { return c.System == "a\tb\n" }},
+		{"agentsFile on by default", "model: llmman/a\n", func(c *Config) bool { return c.AgentsFile }},
+		{"agentsFile off", "agentsFile: false\n", func(c *Config) bool { return !c.AgentsFile }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxFileSize is the largest file mm reads as a config (the file itself,
@@ -18,8 +22,15 @@ const MaxFileSize = 1 << 20
 // refused before it is opened — opening a FIFO waits for a writer, and
 // /dev/zero never ends — and the file is read through a limit, so a file
 // that grows while it is read cannot exhaust memory either.
-func readFile(path string) ([]byte, error) {
-	if err := checkFile(path); err != nil {
+func readFile(path string) ([]byte, error) { return readFileMax(path, MaxFileSize) }
+
+// readFileMax is readFile with another size limit.
+func readFileMax(path string, limit int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, errors.New(readReason(err))
+	}
+	if err := checkStatMax(st, limit); err != nil {
 		return nil, err
 	}
 	f, err := os.Open(path)
@@ -29,15 +40,15 @@ func readFile(path string) ([]byte, error) {
 	defer f.Close()
 	if st, err := f.Stat(); err != nil {
 		return nil, errors.New(readReason(err))
-	} else if err := checkStat(st); err != nil {
+	} else if err := checkStatMax(st, limit); err != nil {
 		return nil, err // replaced between the check and the open
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, errors.New(readReason(err))
 	}
-	if len(b) > MaxFileSize {
-		return nil, errors.New("larger than 1 MiB")
+	if int64(len(b)) > limit {
+		return nil, errors.New("larger than " + sizeName(limit))
 	}
 	return b, nil
 }
@@ -52,12 +63,14 @@ func checkFile(path string) error {
 	return checkStat(st)
 }
 
-func checkStat(st fs.FileInfo) error {
+func checkStat(st fs.FileInfo) error { return checkStatMax(st, MaxFileSize) }
+
+func checkStatMax(st fs.FileInfo, limit int64) error {
 	m := st.Mode()
 	switch {
 	case m.IsRegular():
-		if st.Size() > MaxFileSize {
-			return fmt.Errorf("larger than 1 MiB (%d bytes)", st.Size())
+		if st.Size() > limit {
+			return fmt.Errorf("larger than %s (%d bytes)", sizeName(limit), st.Size())
 		}
 		return nil
 	case m.IsDir():
@@ -70,4 +83,45 @@ func checkStat(st fs.FileInfo) error {
 		return errors.New("not a regular file (a device)")
 	}
 	return errors.New("not a regular file")
+}
+
+// sizeName is a size limit as messages name it: "1 MiB", "32 KiB".
+func sizeName(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// AgentsFileName is the file in which a project gives its instructions to
+// the agents that work in it (Codex, Cursor, Gemini CLI, opencode and
+// others read it too).
+const AgentsFileName = "AGENTS.md"
+
+// MaxAgentsFileSize bounds AGENTS.md: 32 KiB, Codex's default limit
+// (project_doc_max_bytes). The file joins the system message of every
+// request, whole: a larger one is an error, never cut.
+const MaxAgentsFileSize = 32 << 10
+
+// ReadAgentsFile reads dir's AGENTS.md with the safety of a config file
+// (a regular file — a FIFO would block, a device never end — of at most
+// MaxAgentsFileSize bytes, UTF-8 text) and returns its text without the
+// blank lines and spaces that end it, and its path; text is "" when the
+// file does not exist or holds only blank space. The error names the file.
+func ReadAgentsFile(dir string) (text, path string, err error) {
+	path = filepath.Join(dir, AgentsFileName)
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return "", path, nil
+	}
+	b, err := readFileMax(path, MaxAgentsFileSize)
+	if err != nil {
+		return "", path, fmt.Errorf("%s: %v", path, err)
+	}
+	if !utf8.Valid(b) {
+		return "", path, fmt.Errorf("%s: not UTF-8 text", path)
+	}
+	return strings.TrimRightFunc(string(b), unicode.IsSpace), path, nil
 }

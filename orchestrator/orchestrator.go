@@ -188,9 +188,29 @@ const (
 	Warning
 	// AskEnd: the asked agent Agent has nothing more to show, its relay is
 	// over (answered, failed or cancelled); front ends close what they kept
-	// open for it (a line it was writing, an answer being streamed).
+	// open for it (a line it was writing, an answer being streamed). Ask
+	// says how the asked agent's turn ended.
 	AskEnd
+	// AskStart: the question goes to the asked agent Agent (its preAsk
+	// hooks let it through); what Agent shows next is its turn, until
+	// AskEnd. Ask says how the relay was started. Front ends that show
+	// relays as they happen (mm -p --json) use it; the others wait for
+	// what the asked agent shows.
+	AskStart
 )
+
+// AskInfo is the relay an AskStart or AskEnd event is about. An asked
+// agent's own relays reach the asking side without it (the child protocol
+// carries their events, not their outcome): Ask is set for the relays of
+// the agent whose turn it is.
+type AskInfo struct {
+	Via         string // how the relay started: "tool", "command" or "cli" (relay.Via)
+	WithContext bool   // the conversation went with the question
+	// Err, on AskEnd, is how the asked agent's turn ended: nil when it
+	// answered, else a *relay.Error that errors.Is sees through
+	// (ErrMaxSteps, ErrCutOff, context.Canceled). postAsk has not run yet.
+	Err error
+}
 
 // Event is something a front end shows during a turn.
 type Event struct {
@@ -213,6 +233,9 @@ type Event struct {
 	// the same time: they are told apart by the call's rank, "expert#1"
 	// and "expert#2" (see Turn.Twin).
 	Agent Path
+	// Ask, on AskStart and AskEnd, is the relay (nil for an asked agent's
+	// own relays).
+	Ask *AskInfo
 }
 
 // TurnResult is how a turn ended.

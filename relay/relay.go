@@ -300,16 +300,19 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	if consent != nil {
 		consent = pathConsent{consent, req.Agent}
 	}
+	show(orchestrator.Event{Kind: orchestrator.AskStart, Agent: orchestrator.Path{name},
+		Ask: &orchestrator.AskInfo{Via: string(req.Via), WithContext: req.WithContext}})
 	resp := r.Asker.Ask(ctx, AskRequest{
 		Agent: req.Agent, Config: cfgPath, Depth: r.Depth + 1,
 		Prompt:  hooks.WithContexts(Message(ask.Transcript, ask.Prompt), pre.Contexts),
 		Show:    label,
 		Consent: consent,
 	})
-	show(orchestrator.Event{Kind: orchestrator.AskEnd, Agent: orchestrator.Path{name}})
 	if resp.Status == Answered && ctx.Err() != nil {
 		resp.Status, resp.Error = Cancelled, "cancelled"
 	}
+	show(orchestrator.Event{Kind: orchestrator.AskEnd, Agent: orchestrator.Path{name},
+		Ask: &orchestrator.AskInfo{Via: string(req.Via), WithContext: req.WithContext, Err: resp.Err()}})
 	in := hooks.Input{
 		Event: hooks.PostAsk, Ask: ask, Answer: resp.Answer,
 		Error: resp.Error, DurationMs: max(time.Since(start).Milliseconds(), 1),

@@ -204,8 +204,9 @@ func TestRefusedBeforeAsking(t *testing.T) {
 }
 
 // What the asked agent shows is labelled with its path (its twin's rank
-// with it), its consent questions with its name; the relay's end is
-// AskEnd; the asked agent is asked one depth down.
+// with it), its consent questions with its name; the relay's start is
+// AskStart and its end AskEnd, both saying how it was started, the end how
+// it went; the asked agent is asked one depth down.
 func TestLabelsAndConsent(t *testing.T) {
 	question := orchestrator.Call{ID: "c1", Tool: "bash", Agent: orchestrator.Path{"librarian"}}
 	asker := &fakeAsker{
@@ -221,11 +222,18 @@ func TestLabelsAndConsent(t *testing.T) {
 	var mu sync.Mutex
 	var paths []string
 	var asked orchestrator.Call
+	var start, end *orchestrator.AskInfo
 	res := r.Ask(context.Background(), Request{
-		Agent: "expert", Question: "q", Via: ViaTool, Twin: 2,
+		Agent: "expert", Question: "q", Via: ViaTool, Twin: 2, WithContext: true,
 		Show: func(ev orchestrator.Event) {
 			mu.Lock()
 			defer mu.Unlock()
+			switch ev.Kind {
+			case orchestrator.AskStart:
+				start = ev.Ask
+			case orchestrator.AskEnd:
+				end = ev.Ask
+			}
 			if ev.Kind != orchestrator.HookRun {
 				paths = append(paths, ev.Agent.String())
 			}
@@ -235,8 +243,11 @@ func TestLabelsAndConsent(t *testing.T) {
 	if res.Status != Answered {
 		t.Fatalf("res %+v", res)
 	}
-	if want := []string{"expert#2", "expert#2/librarian", "expert#2"}; !slices.Equal(paths, want) {
+	if want := []string{"expert#2", "expert#2", "expert#2/librarian", "expert#2"}; !slices.Equal(paths, want) {
 		t.Errorf("paths %v, want %v", paths, want)
+	}
+	if start == nil || start.Via != "tool" || !start.WithContext || end == nil || end.Via != "tool" || end.Err != nil {
+		t.Errorf("AskStart %+v, AskEnd %+v", start, end)
 	}
 	if asked.Agent.String() != "expert/librarian" || asked.Tool != "bash" {
 		t.Errorf("the consent question: %+v", asked)

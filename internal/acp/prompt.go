@@ -8,10 +8,12 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
+	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
-// Prompt runs one turn of the session and says how it ended: end_turn
+// Prompt runs one turn of the session — or, for a prompt that starts with
+// an /ask… command, the relay (relay) — and says how it ended: end_turn
 // (answered, or stopped by a preGeneration hook, whose response was shown
 // as the answer), cancelled (session/cancel: the turn's context is
 // cancelled; postGeneration still runs, with "error":"cancelled"),
@@ -26,7 +28,11 @@ func (srv *server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}
 	defer srv.turns.Done()
-	res := s.generate(ctx, promptText(p.Prompt))
+	text := promptText(p.Prompt)
+	if frontend.Parse(text) == frontend.Ask {
+		return s.relay(ctx, text)
+	}
+	res := s.generate(ctx, text)
 	if res.Empty {
 		srv.log.line("mm: " + orchestrator.EmptyReply)
 	}

@@ -44,7 +44,8 @@ func Serve(ctx context.Context, app *frontend.App, version string, in io.Reader,
 	// it one after the connection started races with its reader: set the
 	// default first (this process speaks ACP and nothing else).
 	slog.SetDefault(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	conn := acp.NewAgentSideConnection(srv, out, in)
+	srv.out = &afterWriter{w: out}
+	conn := acp.NewAgentSideConnection(srv, srv.out, in)
 	srv.conn = conn
 	close(srv.ready)
 	select {
@@ -62,6 +63,7 @@ type server struct {
 	app     *frontend.App
 	version string
 	log     *logger
+	out     *afterWriter // stdout, as the connection writes it
 	// conn is set once the connection exists; handlers, which the
 	// connection may start before that, wait for ready.
 	conn  *acp.AgentSideConnection
@@ -90,6 +92,7 @@ func (srv *server) shutdown() {
 	}
 	srv.mu.Unlock()
 	srv.turns.Wait()
+	srv.out.wait()
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	for _, s := range srv.sessions {
@@ -108,15 +111,17 @@ func (srv *server) startTurn() bool {
 	return true
 }
 
-// Initialize says what mm can do: load sessions (they are files), and
-// prompts made of text and resource links (the baseline, which every
+// Initialize says what mm can do: load sessions (they are files), take
+// MCP servers over HTTP as well as stdio (every agent must take stdio),
+// and prompts made of text and resource links (the baseline, which every
 // agent must take).
 func (srv *server) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
 	return acp.InitializeResponse{
-		ProtocolVersion:   acp.ProtocolVersionNumber,
-		AgentCapabilities: acp.AgentCapabilities{LoadSession: true},
-		AgentInfo:         &acp.Implementation{Name: "mm", Title: acp.Ptr("mm"), Version: srv.version},
-		AuthMethods:       []acp.AuthMethod{},
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: true,
+			McpCapabilities: acp.McpCapabilities{Http: true}},
+		AgentInfo:   &acp.Implementation{Name: "mm", Title: acp.Ptr("mm"), Version: srv.version},
+		AuthMethods: []acp.AuthMethod{},
 	}, nil
 }
 

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sync"
 	"time"
 
 	"github.com/coder/acp-go-sdk"
 
+	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 )
@@ -26,8 +28,11 @@ type session struct {
 	cwd string
 	mm  *orchestrator.Session
 	// here is the agent working in the session's directory, whose asked
-	// agents' processes are the session's own.
+	// agents' processes and editor's MCP servers are the session's own.
 	here *frontend.App
+	// servers are the MCP servers the editor gave for the session (by
+	// name), started with here.
+	servers map[string]config.MCPServer
 
 	// turnMu is held for the whole of a prompt: one turn at a time, and
 	// no load while one runs.
@@ -41,32 +46,47 @@ type session struct {
 }
 
 // NewSession starts a session in the editor's cwd, kept in a new session
-// file named after its id.
+// file named after its id, with the MCP servers the editor gave; once the
+// editor has the session's id, the /ask… commands are advertised
+// (available_commands_update).
 func (srv *server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	servers, err := mcpServers(p.McpServers)
+	if err != nil {
+		return acp.NewSessionResponse{}, err
+	}
 	dir, err := srv.sessionsDir()
 	if err != nil {
 		return acp.NewSessionResponse{}, errFailed(err)
 	}
 	id := newID()
-	s, err := srv.open(id, filepath.Join(dir, id+".jsonl"), p.Cwd)
+	s, err := srv.open(id, filepath.Join(dir, id+".jsonl"), p.Cwd, servers)
 	if err != nil {
 		return acp.NewSessionResponse{}, errFailed(err)
 	}
 	srv.mu.Lock()
 	srv.sessions[id] = s
 	srv.mu.Unlock()
+	// A session/update before the answer would name a session the editor
+	// does not know yet: the commands go once the answer is written.
+	srv.out.after(id, func() { s.advertise(context.Background()) })
 	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
 }
 
 // LoadSession resumes a session from its file and replays its
-// conversation before answering, as ACP asks. The hook runs shown during
-// its turns are not replayed: they were never part of the history.
+// conversation before answering, as ACP asks, then advertises the /ask…
+// commands. The hook runs shown during its turns are not replayed: they
+// were never part of the history. The MCP servers are the load's: a
+// session open already keeps its servers when the editor gives the same.
 func (srv *server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
 	id := string(p.SessionId)
 	if !validID.MatchString(id) {
 		return acp.LoadSessionResponse{}, acp.NewInvalidParams(map[string]any{"sessionId": "not a session id of mm"})
 	}
-	s, err := srv.loaded(id, p.Cwd)
+	servers, err := mcpServers(p.McpServers)
+	if err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	s, err := srv.loaded(id, p.Cwd, servers)
 	if err != nil {
 		return acp.LoadSessionResponse{}, err
 	}
@@ -76,13 +96,16 @@ func (srv *server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (a
 			return acp.LoadSessionResponse{}, err
 		}
 	}
+	if err := s.advertise(ctx); err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
 	return acp.LoadSessionResponse{}, nil
 }
 
 // loaded is session id working in cwd, opened from its file unless this
 // connection has it open already; it is returned with its turnMu held, so
 // no turn changes the history while it is replayed.
-func (srv *server) loaded(id, cwd string) (*session, error) {
+func (srv *server) loaded(id, cwd string, servers map[string]config.MCPServer) (*session, error) {
 	srv.mu.Lock()
 	s := srv.sessions[id]
 	srv.mu.Unlock()
@@ -90,10 +113,10 @@ func (srv *server) loaded(id, cwd string) (*session, error) {
 		if !s.turnMu.TryLock() {
 			return nil, acp.NewInvalidRequest(map[string]any{"sessionId": "a turn is running in this session"})
 		}
-		if filepath.Clean(cwd) == s.cwd {
+		if filepath.Clean(cwd) == s.cwd && reflect.DeepEqual(servers, s.servers) {
 			return s, nil
 		}
-		if err := s.moveTo(cwd); err != nil {
+		if err := s.moveTo(cwd, servers); err != nil {
 			s.turnMu.Unlock()
 			return nil, errFailed(err)
 		}
@@ -107,7 +130,7 @@ func (srv *server) loaded(id, cwd string) (*session, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, errNotFound("session %s: no session file %s", id, path)
 	}
-	if s, err = srv.open(id, path, cwd); err != nil {
+	if s, err = srv.open(id, path, cwd, servers); err != nil {
 		return nil, errFailed(err)
 	}
 	s.turnMu.Lock()
@@ -121,10 +144,11 @@ func (srv *server) loaded(id, cwd string) (*session, error) {
 	return s, nil
 }
 
-// open opens the session file at path as session id working in cwd.
-func (srv *server) open(id, path, cwd string) (*session, error) {
+// open opens the session file at path as session id working in cwd, with
+// the editor's MCP servers.
+func (srv *server) open(id, path, cwd string, servers map[string]config.MCPServer) (*session, error) {
 	s := &session{id: id, srv: srv, always: map[string]bool{}}
-	here, err := s.agentIn(cwd)
+	here, err := s.agentIn(cwd, servers)
 	if err != nil {
 		return nil, err
 	}
@@ -141,10 +165,11 @@ func (srv *server) open(id, path, cwd string) (*session, error) {
 	return s, nil
 }
 
-// moveTo makes cwd the directory of an open session, between turns; the
-// asked agents started in the old one are stopped.
-func (s *session) moveTo(cwd string) error {
-	here, err := s.agentIn(cwd)
+// moveTo makes cwd the directory of an open session, and servers its MCP
+// servers, between turns; the asked agents and the servers started for
+// the old ones are stopped.
+func (s *session) moveTo(cwd string, servers map[string]config.MCPServer) error {
+	here, err := s.agentIn(cwd, servers)
 	if err != nil {
 		return err
 	}
@@ -153,7 +178,7 @@ func (s *session) moveTo(cwd string) error {
 	return nil
 }
 
-// close stops the session's asked agents.
+// close stops the session's asked agents and its editor's MCP servers.
 func (s *session) close() {
 	if s.here != nil {
 		s.here.Close()
@@ -163,9 +188,10 @@ func (s *session) close() {
 // agentIn sets the session's directory and returns the agent that works
 // there: the reference runs hooks "in the session's folder … the cwd of the
 // editor's session in ACP", and the built-in tools, @path lines and asked
-// agents must work where the user is. It asks for consent through the
-// session, and what its tools show during a call lands under that call.
-func (s *session) agentIn(cwd string) (*frontend.App, error) {
+// agents must work where the user is; the editor's MCP servers start
+// there, for the session. It asks for consent through the session, and
+// what its tools show during a call lands under that call.
+func (s *session) agentIn(cwd string, servers map[string]config.MCPServer) (*frontend.App, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, fmt.Errorf("cwd %q: ACP wants an absolute path", cwd)
 	}
@@ -175,13 +201,13 @@ func (s *session) agentIn(cwd string) (*frontend.App, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("cwd %s: not a directory", cwd)
 	}
-	here, err := s.srv.app.In(cwd)
+	here, err := s.srv.app.In(cwd, servers)
 	if err != nil {
 		return nil, err
 	}
 	here.SetConsent(&consent{s: s})
 	here.Agent.Tools = routed(here.Agent.Tools, s)
-	s.cwd = cwd
+	s.cwd, s.servers = cwd, servers
 	return here, nil
 }
 

@@ -82,6 +82,14 @@ type Agent struct {
 	parts *parts
 	dir   string
 	depth int
+	// system is the system instructions in dir: the config's system:,
+	// then dir's AGENTS.md when agentsFile is on; agentsFile says one was
+	// read (the banner says so).
+	system     string
+	agentsFile bool
+	// mcp are the MCP servers started for this agent alone (an editor
+	// session's, In), closed with it; nil for none.
+	mcp *mcptools.Servers
 	// sup runs the asked agents of this directory; nil without local ones.
 	sup *agentproc.Supervisor
 	// owner: this Agent started parts (New), and Close ends them; shared:
@@ -136,6 +144,10 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 		}
 	}
 	dir, _ = filepath.Abs(dir)
+	system, read, err := instructions(cfg, dir)
+	if err != nil {
+		return nil, err
+	}
 	// The sandbox is checked before anything starts: one asked for and
 	// not working stops mm here, before any hook, server or tool runs.
 	box, err := sandbox.New(context.Background(), cfg.Sandbox, dir)
@@ -171,7 +183,7 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	if opts.MCP && len(cfg.MCPServers) > 0 {
 		p.mcp = mcptools.Start(context.Background(), cfg.MCPServers, dir, opts.Env.For(cfg.File, opts.Env.Depth), opts.Version, func(msg string) { fmt.Fprintln(notices, msg) })
 	}
-	a := &Agent{parts: p, dir: dir, depth: opts.Env.Depth, owner: true}
+	a := &Agent{parts: p, dir: dir, depth: opts.Env.Depth, owner: true, system: system, agentsFile: read}
 	a.assemble(nil)
 	if opts.Log != nil {
 		opts.Log.Info("agent built", "config", cfg.File, "dir", dir, "model", cfg.Model,
@@ -183,17 +195,71 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 // In is the agent working in dir, an editor session's cwd (the reference
 // runs hooks "in the session's folder … the cwd of the editor's session
 // in ACP"): its built-in tools, hooks, @path lines and asked agents work
-// there. It shares the model client, the MCP servers (started once, in
-// mm's directory), the remote agents and the session files with a; the
-// asked agents' processes it starts are its own, ended by its Close.
-func (a *Agent) In(dir string) (*Agent, error) {
+// there, and dir's AGENTS.md is its own. It shares the model client, the
+// config's MCP servers (started once, in mm's directory), the remote
+// agents and the session files with a; the asked agents' processes it
+// starts are its own, ended by its Close, and so are servers, the MCP
+// servers the editor gave for the session: started in dir with the
+// agent's environment, their tools offered beside the config's under the
+// same hooks and consent. A server that does not start is a notice, as a
+// configured one's is; one named like a configured server is left out
+// (the tools' names would be the same).
+func (a *Agent) In(dir string, servers map[string]config.MCPServer) (*Agent, error) {
 	dir = filepath.Clean(dir)
 	if _, err := tools.Sandboxed(a.parts.cfg.Tools, dir, a.parts.box); err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
 	}
-	b := &Agent{parts: a.parts, dir: dir, depth: a.depth}
+	system, read, err := instructions(a.parts.cfg, dir)
+	if err != nil {
+		return nil, err
+	}
+	b := &Agent{parts: a.parts, dir: dir, depth: a.depth, system: system, agentsFile: read}
+	if own := a.parts.sessionServers(servers); len(own) > 0 {
+		p := a.parts
+		b.mcp = mcptools.Start(context.Background(), own, dir, p.opts.Env.For(p.cfg.File, a.depth), p.opts.Version,
+			func(msg string) { fmt.Fprintln(p.notices, msg) })
+	}
 	b.assemble(nil)
 	return b, nil
+}
+
+// sessionServers are the servers an editor gave that can start beside the
+// config's: those named like one of the config's are left out, with a
+// notice.
+func (p *parts) sessionServers(servers map[string]config.MCPServer) map[string]config.MCPServer {
+	own := make(map[string]config.MCPServer, len(servers))
+	for name, s := range servers {
+		if _, clash := p.cfg.MCPServers[name]; clash {
+			fmt.Fprintf(p.notices, "mm: the editor's MCP server %q is left out: the config has a server of that name, whose tools are offered\n", name)
+			continue
+		}
+		own[name] = s
+	}
+	return own
+}
+
+// instructions are the system instructions of cfg's agent working in
+// dir: system:, then a blank line and dir's AGENTS.md unless agentsFile
+// is off; read says the file was read.
+func instructions(cfg *config.Config, dir string) (system string, read bool, err error) {
+	if !cfg.AgentsFile {
+		return cfg.System, false, nil
+	}
+	text, _, err := config.ReadAgentsFile(dir)
+	if err != nil {
+		where := "agentsFile: false in the config"
+		if cfg.Path != "" {
+			where = "agentsFile: false in " + cfg.Path
+		}
+		return "", false, fmt.Errorf("%w; mm reads %s into the system instructions: fix it, or set %s", err, config.AgentsFileName, where)
+	}
+	if text == "" {
+		return cfg.System, false, nil
+	}
+	if s := strings.TrimRight(cfg.System, "\n"); s != "" {
+		return s + "\n\n" + text, true, nil
+	}
+	return text, true, nil
 }
 
 // At is the agent asked at depth (a task of mm -a2a, whose tasks come at
@@ -203,7 +269,7 @@ func (a *Agent) In(dir string) (*Agent, error) {
 // everything with a, the asked agents' processes included; it has
 // nothing of its own to close.
 func (a *Agent) At(depth int, c orchestrator.Consent) *Agent {
-	b := &Agent{parts: a.parts, dir: a.dir, depth: depth, shared: true}
+	b := &Agent{parts: a.parts, dir: a.dir, depth: depth, shared: true, system: a.system, agentsFile: a.agentsFile, mcp: a.mcp}
 	b.assemble(a.sup)
 	b.SetConsent(c)
 	return b
@@ -229,8 +295,11 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 	for _, t := range builtin {
 		ts = append(ts, t)
 	}
-	if p.mcp != nil {
-		for _, t := range p.mcp.Tools() {
+	for _, servers := range []*mcptools.Servers{p.mcp, a.mcp} {
+		if servers == nil {
+			continue
+		}
+		for _, t := range servers.Tools() {
 			ts = append(ts, t)
 		}
 	}
@@ -244,7 +313,7 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 			}
 		}
 	}
-	app := &frontend.App{Config: cfg, Dir: a.dir, Banner: Banner(cfg, p.opts.Version)}
+	app := &frontend.App{Config: cfg, Dir: a.dir, Banner: Banner(cfg, p.opts.Version, a.agentsFile)}
 	if len(cfg.MMConfigs) > 0 {
 		if sup == nil && len(cfg.RemoteAgents) < len(cfg.MMConfigs) {
 			sup = &agentproc.Supervisor{
@@ -263,7 +332,7 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 		Model:         p.model,
 		ModelRef:      cfg.Model,
 		Name:          modelName(cfg),
-		System:        cfg.System,
+		System:        a.system,
 		Tools:         ts,
 		Yolo:          cfg.Yolo,
 		MaxSteps:      cfg.MaxSteps,
@@ -276,8 +345,8 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 		app.Agent.Structured = cfg.StructuredOutput
 	}
 	app.OpenSession = a.openSession
-	app.In = func(dir string) (*frontend.App, error) {
-		b, err := a.In(dir)
+	app.In = func(dir string, servers map[string]config.MCPServer) (*frontend.App, error) {
+		b, err := a.In(dir, servers)
 		if err != nil {
 			return nil, err
 		}
@@ -349,12 +418,16 @@ func (a *Agent) openSession(path string) (*orchestrator.Session, error) {
 	return s, nil
 }
 
-// Close ends what the agent started: its asked agents' processes and,
-// for the agent New returned, the MCP servers, the hooks log and the
-// session files. It is safe to call more than once.
+// Close ends what the agent started: its asked agents' processes, the MCP
+// servers started for it alone (In) and, for the agent New returned, the
+// config's MCP servers, the hooks log and the session files. It is safe
+// to call more than once.
 func (a *Agent) Close() {
 	if a.sup != nil && !a.shared {
 		a.sup.Close()
+	}
+	if a.mcp != nil && !a.shared {
+		a.mcp.Close()
 	}
 	if a.owner {
 		a.parts.close()
@@ -389,8 +462,11 @@ func apiKeyWarning(ep config.Endpoint) string {
 	return fmt.Sprintf("mm: warning: %s is not set (apiKeyEnv of provider %s): requests to %s go without an API key", ep.APIKeyEnv, ep.Provider, ep.BaseURL)
 }
 
-// Banner is the start-up line of line mode and the window.
-func Banner(cfg *config.Config, version string) string {
+// Banner is the start-up line of line mode and the window: mm's version,
+// the agent's name, the config, the model, yolo, then — when they apply —
+// the hooks, the sandbox and, last, " | AGENTS.md" when agentsFile read
+// one (agentsFile).
+func Banner(cfg *config.Config, version string, agentsFile bool) string {
 	path := cfg.Path
 	if path == "" {
 		path = "none (built-in defaults)"
@@ -407,7 +483,11 @@ func Banner(cfg *config.Config, version string) string {
 	if m := cfg.Sandbox.Mode; m != sandbox.Off && m != "" {
 		sandboxed = " | sandbox: " + string(m)
 	}
-	return fmt.Sprintf("mm %s%s | config: %s | model: %s | yolo: %s%s%s", version, name, path, cfg.Model, yolo, hooksSuffix(cfg.Hooks), sandboxed)
+	agents := ""
+	if agentsFile {
+		agents = " | " + config.AgentsFileName
+	}
+	return fmt.Sprintf("mm %s%s | config: %s | model: %s | yolo: %s%s%s%s", version, name, path, cfg.Model, yolo, hooksSuffix(cfg.Hooks), sandboxed, agents)
 }
 
 // hooksSuffix is the banner's " | hooks: <event>×<count> …" part, "" when

@@ -96,7 +96,7 @@ func userMessage(err error) string {
 var longOneDash = map[string]bool{
 	"tui": true, "acp": true, "config": true, "model": true, "yolo": true,
 	"prompt": true, "ask": true, "ask-with-context": true, "version": true, "help": true,
-	"session": true, "a2a": true, "log": true,
+	"session": true, "a2a": true, "log": true, "json": true,
 }
 
 // normalizeArgs lets one-dash long flags (-tui, -acp) and the two-dash
@@ -156,6 +156,7 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	f.StringVar(&opts.a2a, "a2a", "", "serve this config's agent to other machines over A2A (Agent2Agent protocol) at <host:port>")
 	f.StringVar(&opts.logPath, "log", "", "append diagnostics (asked agents' starts, failed handshakes) to this file (MM_LOG=FILE does too)")
 	f.StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
+	f.BoolVar(&opts.json, "json", false, "with -p: write the turn as JSON Lines events on stdout, the last one its result")
 	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io, opts), newCmdHooks(io, opts))
 	cobra.AddTemplateFunc("oneDash", oneDash)
 	cmd.SetUsageTemplate(strings.Replace(cmd.UsageTemplate(), "{{.LocalFlags.FlagUsages", "{{oneDash .LocalFlags.FlagUsages", 1))

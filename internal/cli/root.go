@@ -13,6 +13,7 @@ import (
 	"github.com/mm-agent/mm/internal/acp"
 	"github.com/mm-agent/mm/internal/agent"
 	"github.com/mm-agent/mm/internal/frontend"
+	"github.com/mm-agent/mm/internal/jsonevents"
 	"github.com/mm-agent/mm/internal/model"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/internal/tui"
@@ -34,6 +35,7 @@ type rootOptions struct {
 	session             string // --session FILE
 	a2a                 string // -a2a <host:port>: serve the agent over A2A
 	logPath             string // --log FILE: diagnostics (also MM_LOG)
+	json                bool   // --json: -p writes the turn as JSON Lines events
 }
 
 func (o *rootOptions) run(ctx context.Context) error {
@@ -56,6 +58,8 @@ func (o *rootOptions) run(ctx context.Context) error {
 			return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q: a value of %s goes after \"=\" (%s=%s)", o.args[0], flag, flag, o.args[0])}
 		}
 		return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q (a prompt goes after -p, or on a line of line mode)", o.args[0])}
+	case o.json && !o.promptSet:
+		return &exitError{exitFailure, errJSONWithoutP}
 	case o.promptSet && o.prompt != "-" && strings.TrimSpace(o.prompt) == "":
 		return &exitError{exitFailure, errEmptyPrompt}
 	}
@@ -98,7 +102,7 @@ func (o *rootOptions) run(ctx context.Context) error {
 		return err
 	}
 	defer built.Close()
-	app := &app{App: built.App, built: built, io: o.io, sessionPath: o.session}
+	app := &app{App: built.App, built: built, io: o.io, sessionPath: o.session, json: o.json}
 	switch {
 	case o.tui:
 		err := tui.Run(ctx, app.App, tui.Options{In: o.io.In, Out: o.io.Out, Err: o.io.Err, Color: o.io.Color, Session: o.session})
@@ -133,6 +137,10 @@ func (o *rootOptions) run(ctx context.Context) error {
 // nothing): a model given an empty question answers something anyway,
 // which helps no one. -p - with an empty stdin is refused the same way.
 const errEmptyPrompt = `mm: the prompt is empty: write it after -p, or use -p - to read it from stdin`
+
+// errJSONWithoutP refuses --json without -p: only a one-shot turn has an
+// end a script can wait for (the result event).
+const errJSONWithoutP = `mm: --json goes with -p: mm -p "<prompt>" --json writes that turn as JSON Lines events`
 
 // boolFlagValue is the boolean flag a stray "true" or "false" was most
 // likely meant for (mm --yolo false), "" when none: a boolean flag takes
@@ -194,6 +202,8 @@ type app struct {
 	io    *IOStreams
 	// sessionPath is --session: the session file line mode and -p use.
 	sessionPath string
+	// json is --json: -p writes JSON Lines events on stdout.
+	json bool
 }
 
 // openLog opens the diagnostics log (--log FILE, else MM_LOG) and makes
@@ -230,27 +240,45 @@ func (a *app) once(ctx context.Context, prompt string) error {
 	ctx, stop := signalContext(ctx)
 	defer stop()
 	d := newDisplay(a.io, a.Config)
-	if a.Config.StructuredOutput != nil {
+	switch {
+	case a.json:
+		// stdout holds the events alone; stderr gets what it gets without
+		// --json (warnings, notices, the error), the display lines nowhere.
+		d = &display{out: io.Discard, err: a.io.Err, cfg: a.Config}
+	case a.Config.StructuredOutput != nil:
 		d = &display{out: a.io.Err, cfg: a.Config} // stdout holds the JSON document alone
 	}
 	if a.io.InTTY {
 		consent := &lineConsent{lines: newTTYLines(a.io.In), out: d.out}
-		defer consent.during(d)()
+		if a.json {
+			consent.out = a.io.Err // the question goes where a person reads it
+		} else {
+			defer consent.during(d)()
+		}
 		a.SetConsent(consent)
 	}
 	s, err := a.OpenSession(a.sessionPath)
 	if err != nil {
 		return &exitError{exitFailure, "mm: " + err.Error()}
 	}
+	if a.json {
+		return a.onceJSON(ctx, s, prompt, d)
+	}
 	if a.Config.StructuredOutput != nil {
 		return a.onceStructured(ctx, s, prompt, d)
 	}
 	res := s.Generate(ctx, prompt, d.show)
 	d.footer(res)
+	return a.onceExit(res)
+}
+
+// onceExit is how -p ends after the turn res: the exit code, and the
+// error and what explains it on stderr.
+func (a *app) onceExit(res orchestrator.TurnResult) error {
 	if res.Err == nil && res.CutOff != "" {
 		return &exitError{code: exitFailure} // the warning said it
 	}
-	err = turnError(res)
+	err := turnError(res)
 	if notes := a.defaultsNotes(res.Err); len(notes) > 0 {
 		// The error first, then what explains it.
 		fmt.Fprintln(a.io.Err, err.Error())
@@ -259,6 +287,27 @@ func (a *app) once(ctx context.Context, prompt string) error {
 		}
 		return &exitError{code: exitFailure}
 	}
+	return err
+}
+
+// onceJSON is -p --json: every event of the turn as a JSON line on stdout
+// as it happens (internal/jsonevents), then the result; the exit code and
+// stderr as without --json.
+func (a *app) onceJSON(ctx context.Context, s *orchestrator.Session, prompt string, d *display) error {
+	stream := &jsonevents.Stream{W: jsonevents.NewWriter(a.io.Out), ShowReasoning: a.Config.ShowReasoning}
+	structured := a.Config.StructuredOutput != nil
+	res := s.Generate(ctx, prompt, func(ev orchestrator.Event) {
+		stream.Show(ev)
+		d.show(ev)
+	})
+	d.footer(res)
+	var err error
+	if structured {
+		err = structuredExit(res)
+	} else {
+		err = a.onceExit(res)
+	}
+	stream.W.Write(jsonevents.ResultOf(res, structured))
 	return err
 }
 
@@ -300,13 +349,21 @@ func (a *app) onceStructured(ctx context.Context, s *orchestrator.Session, promp
 	if res.SaveErr != nil {
 		fmt.Fprintln(a.io.Err, "mm: session file: "+res.SaveErr.Error())
 	}
+	if err := structuredExit(res); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.io.Out, strings.TrimSpace(res.Answer))
+	return nil
+}
+
+// structuredExit is how -p ends on an agent with structuredOutput.
+func structuredExit(res orchestrator.TurnResult) error {
 	if err := turnError(res); err != nil {
 		return err
 	}
 	if res.Stopped { // a hook's response is no JSON document
 		return &exitError{exitFailure, res.Answer}
 	}
-	fmt.Fprintln(a.io.Out, strings.TrimSpace(res.Answer))
 	return nil
 }
 

@@ -63,6 +63,16 @@ func AskHelp(agents []string) string {
   /ask-with-context-<agent> <question>   (sends this conversation too)`
 }
 
+// AskCommand is the command that asks agent a question, without its
+// slash: "ask-expert", or "ask-with-context-expert" to send the
+// conversation too (editors list commands by these names).
+func AskCommand(agent string, withContext bool) string {
+	if withContext {
+		return "ask-with-context-" + agent
+	}
+	return "ask-" + agent
+}
+
 // ParseAsk parses /ask <name> <question>, /ask-<name> <question> and
 // /ask-with-context-<name> <question>; ok is false for other lines.
 func ParseAsk(line string) (name, question string, withContext, ok bool) {

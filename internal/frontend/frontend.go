@@ -35,10 +35,11 @@ type App struct {
 	// file at path (loaded if it exists); "" keeps it in memory only.
 	OpenSession func(path string) (*orchestrator.Session, error)
 	// In is the same agent working in dir (an editor session's cwd): its
-	// tools, hooks, @path lines and asked agents work there; the model
-	// client and the MCP servers are shared. What it starts ends with its
-	// Close, not with this one's.
-	In func(dir string) (*App, error)
+	// tools, hooks, @path lines and asked agents work there, and its AGENTS.md is dir's;
+	// the model client and the config's MCP servers are shared, and
+	// servers (the editor's, by name) are started for it alone. What it
+	// starts ends with its Close, not with this one's.
+	In func(dir string, servers map[string]config.MCPServer) (*App, error)
 	// Close ends everything the agent started: asked agents' processes,
 	// MCP servers, remote connections, the hooks log, session files.
 	Close func()

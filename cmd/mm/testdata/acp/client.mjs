@@ -28,12 +28,14 @@
 //                                          reject_once once the list is used up
 //     "steps": [
 //       {"new": "DIR"},                    session/new, cwd DIR (relative to the client's directory)
+//       {"new": "DIR", "mcpServers": […]}  … giving these MCP servers (ACP's McpServer objects;
+//                                          "$VAR" in a string is the client's environment variable)
 //       {"prompt": "TEXT"},                session/prompt in the last session
 //       {"prompt": "TEXT", "cancelOn": "MARKER"}
 //                                          … and session/cancel once what streamed in this prompt
 //                                          (answer and tool call content) contains MARKER
 //       {"restart": true},                 end mm (close its stdin, wait) and start a new one
-//       {"load": "DIR"}                    session/load of the last session, cwd DIR
+//       {"load": "DIR"}                    session/load of the last session, cwd DIR (mcpServers too)
 //       {"sh": "COMMAND"}                  run sh -c COMMAND in the client's directory, with
 //                                          SESSION_ID set to the last session's id; prints
 //                                          {"sh":"COMMAND","exit":n}
@@ -155,7 +157,7 @@ async function runStep(ctx, step) {
   if (step.new !== undefined) {
     const cwd = resolve(step.new);
     try {
-      const result = await ctx.request("session/new", { cwd, mcpServers: [] });
+      const result = await ctx.request("session/new", { cwd, mcpServers: servers(step) });
       sessionId = result.sessionId;
       print({ sent: "session/new", cwd, result });
     } catch (err) {
@@ -181,7 +183,7 @@ async function runStep(ctx, step) {
     const cwd = resolve(step.load);
     calls = new Map();
     try {
-      const result = await ctx.request("session/load", { sessionId, cwd, mcpServers: [] });
+      const result = await ctx.request("session/load", { sessionId, cwd, mcpServers: servers(step) });
       await settle();
       print({ sent: "session/load", sessionId, result: result ?? null });
     } catch (err) {
@@ -194,6 +196,20 @@ async function runStep(ctx, step) {
   } else {
     throw new Error("unknown step " + JSON.stringify(step));
   }
+}
+
+// servers is a step's mcpServers, with "$VAR" in its strings replaced by
+// the environment's (paths a script knows only when it runs).
+function servers(step) {
+  const expand = (v) =>
+    typeof v === "string"
+      ? v.replace(/\$([A-Z_][A-Z0-9_]*)/g, (_, name) => process.env[name] ?? "")
+      : Array.isArray(v)
+        ? v.map(expand)
+        : v && typeof v === "object"
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, expand(x)]))
+          : v;
+  return expand(step.mcpServers ?? []);
 }
 
 function errorOf(err) {
