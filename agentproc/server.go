@@ -35,6 +35,11 @@ func Serve(impl Agent, log *slog.Logger, cleanup func()) {
 			log.Info("the asking mm is gone: stopping")
 		}
 		procs.KillAll()
+		// The directory of this process's socket was made for it alone
+		// by the asking mm, which is gone and cannot remove it now.
+		if dir := os.Getenv(plugin.EnvUnixSocketDir); dir != "" {
+			os.RemoveAll(dir)
+		}
 		os.Exit(1)
 	}
 	procs.WatchLifeline(abort)
