@@ -102,10 +102,15 @@ func Prepare(cmd *exec.Cmd) {
 }
 
 // PrepareServer is Prepare for a process meant to live as long as mm (an
-// MCP server): on Linux it also gets SIGKILL the moment mm dies.
+// MCP server): on Linux it also gets SIGKILL the moment mm dies. A library
+// starts it, so the warden is started here, before it (Adopt would start
+// one only after: should mm die in between — an asked agent's parent
+// killed while its MCP servers start — what the server started would
+// have no warden). A warden that cannot start now is started by Adopt.
 func PrepareServer(cmd *exec.Cmd) {
 	Prepare(cmd)
 	prepareServer(cmd)
+	ready()
 }
 
 // Start starts a prepared cmd and returns its group.
