@@ -304,6 +304,7 @@ func (s *Supervisor) start(ctx context.Context, c *child, req relay.AskRequest) 
 		rpc, err := c.client.Client()
 		done <- started{rpc, err}
 	}()
+	warm() // while the child starts
 	var st started
 	select {
 	case st = <-done:
