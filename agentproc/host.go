@@ -44,7 +44,9 @@ type Supervisor struct {
 	// go-plugin's log; nil for none (mm --log FILE, MM_LOG).
 	Log *slog.Logger
 	// StartTimeout bounds a child's start and handshake; 0 for
-	// go-plugin's (a minute).
+	// go-plugin's (a minute). The child loads its config and builds its
+	// agent after the handshake (Serve): an ask waits for that as long as
+	// its context lasts (MCP servers bound their own start).
 	StartTimeout time.Duration
 
 	mu       sync.Mutex
