@@ -275,11 +275,13 @@ func (s *Supervisor) start(ctx context.Context, c *child, req relay.AskRequest) 
 		stderr = io.Discard
 	}
 	run := newRunner(s.Bin, []string{ServeCommand, "--config", req.Config}, s.Dir, env)
+	var sockDir string // go-plugin's directory for the child's socket (set by its start)
 	log := s.log().With("agent", req.Agent, "config", req.Config, "askDepth", req.Depth)
 	c.client = plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig: Handshake,
 		Plugins:         plugin.PluginSet{"agent": &grpcPlugin{}},
 		RunnerFunc: func(l hclog.Logger, cmd *exec.Cmd, dir string) (runner.Runner, error) {
+			sockDir = dir
 			r, err := run(l, cmd, dir)
 			if err != nil {
 				return nil, err
@@ -320,6 +322,11 @@ func (s *Supervisor) start(ctx context.Context, c *child, req relay.AskRequest) 
 		log.Error("child did not start", "error", st.err.Error(), "after", time.Since(began))
 		return s.startError(req, st.err)
 	}
+	// Connected: the socket's path has served its purpose (the child's
+	// listener and the connection live on without it). Removed now, the
+	// directory cannot outlive this process however it dies — a kill -9
+	// of mm, whose warden then kills the child, used to leave it behind.
+	os.RemoveAll(sockDir)
 	raw, err := st.rpc.Dispense("agent")
 	if err != nil {
 		log.Error("child did not start", "error", err.Error())
