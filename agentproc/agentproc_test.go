@@ -36,9 +36,15 @@ func (f agentFunc) Ask(ctx context.Context, prompt string, show func(orchestrato
 // stops the child (as if its process ended).
 func wire(t *testing.T, impl Agent) (agentpb.AgentClient, func()) {
 	t.Helper()
+	return wireServer(t, &server{impl: impl})
+}
+
+// wireServer is wire for a server of the test's making.
+func wireServer(t *testing.T, s *server) (agentpb.AgentClient, func()) {
+	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
-	agentpb.RegisterAgentServer(srv, &server{impl: impl})
+	agentpb.RegisterAgentServer(srv, s)
 	go srv.Serve(lis) // ends with srv.Stop
 	conn, err := grpc.NewClient("passthrough:///child",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
@@ -263,5 +269,35 @@ func TestStartErrorIsOneLine(t *testing.T) {
 	want := "start expert: Unrecognized remote plugin message: hello (mm --log FILE, or MM_LOG=FILE, records why)"
 	if err.Error() != want || strings.Contains(err.Error(), "\n") {
 		t.Errorf("got %q, want %q", err, want)
+	}
+}
+
+// The child answers its handshake before its agent is built (Serve): an
+// ask that comes first waits for the agent, and one cancelled while it
+// waits ends cancelled.
+func TestAskWaitsForTheAgent(t *testing.T) {
+	s := &server{ready: make(chan struct{})}
+	client, _ := wireServer(t, s)
+	done := make(chan relay.AskResponse, 1)
+	go func() { done <- askOver(context.Background(), client, relay.AskRequest{Agent: "expert", Prompt: "q"}) }()
+	select {
+	case r := <-done:
+		t.Fatalf("answered before the agent was built: %+v", r)
+	case <-time.After(100 * time.Millisecond):
+	}
+	s.impl = agentFunc(func(_ context.Context, prompt string, _ func(orchestrator.Event), _ orchestrator.Consent) relay.AskResponse {
+		return relay.AskResponse{Status: relay.Answered, Answer: "built, then asked " + prompt}
+	})
+	close(s.ready)
+	if r := <-done; r.Status != relay.Answered || r.Answer != "built, then asked q" {
+		t.Fatalf("got %+v", r)
+	}
+
+	waiting := &server{ready: make(chan struct{})} // never built
+	client, _ = wireServer(t, waiting)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if r := askOver(ctx, client, relay.AskRequest{Agent: "expert", Prompt: "q"}); r.Status != relay.Cancelled {
+		t.Fatalf("an ask cancelled while the agent was built: %+v", r)
 	}
 }

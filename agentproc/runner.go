@@ -70,7 +70,15 @@ func (r *procRunner) Wait(context.Context) error {
 	err := r.cmd.Wait()
 	r.lifeline.Close()
 	r.group.Kill()
-	r.group.KillEscaped()
+	if err != nil {
+		// It crashed, was killed, or aborted: what it started may have
+		// outlived it, found by its tag. A child that exited 0 went the
+		// orderly way — it stopped what it started, and its own warden,
+		// reading end of file as it exited, killed every process carrying
+		// its tag — so the process table (a millisecond to read, the
+		// largest part of a one-shot ask's end) is left alone.
+		r.group.KillEscaped()
+	}
 	r.group.Release()
 	return err
 }

@@ -23,18 +23,30 @@ type Agent interface {
 	Ask(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse
 }
 
-// Serve serves impl to the parent that started this process, until the
-// parent closes the connection (then the asks still running end — a turn
-// the parent cancelled runs its postGeneration hooks — cleanup runs and
-// Serve returns) or dies (then everything this process started is killed
-// and it exits). log, when not nil, gets go-plugin's account of the
-// serving side.
-func Serve(impl Agent, log *slog.Logger, cleanup func()) {
+// Serve serves the agent build returns to the parent that started this
+// process, until the parent closes the connection (then the asks still
+// running end — a turn the parent cancelled runs its postGeneration hooks
+// — cleanup runs and Serve returns) or dies (then everything this process
+// started is killed and it exits). log, when not nil, gets go-plugin's
+// account of the serving side.
+//
+// The handshake does not wait for the agent: build runs while go-plugin
+// serves and the parent connects (a millisecond of dialling and streams
+// on its side, which the config's loading and the agent's building
+// overlap), and an ask that comes first waits for it. A build that fails
+// returns an Agent failing every ask with the reason. cleanup runs once
+// build has returned.
+func Serve(build func() Agent, log *slog.Logger, cleanup func()) {
 	abort := func() {
 		if log != nil {
 			log.Info("the asking mm is gone: stopping")
 		}
 		procs.KillAll()
+		// The directory of this process's socket was made for it alone
+		// by the asking mm, which is gone and cannot remove it now.
+		if dir := os.Getenv(plugin.EnvUnixSocketDir); dir != "" {
+			os.RemoveAll(dir)
+		}
 		os.Exit(1)
 	}
 	procs.WatchLifeline(abort)
@@ -44,7 +56,12 @@ func Serve(impl Agent, log *slog.Logger, cleanup func()) {
 		<-sigs
 		abort()
 	}()
-	srv := &server{impl: impl}
+	srv := &server{ready: make(chan struct{})}
+	go func() { // owned: Serve waits for ready before cleanup
+		defer close(srv.ready)
+		warm()
+		srv.impl = build()
+	}()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: Handshake,
 		Plugins:         plugin.PluginSet{"agent": &grpcPlugin{srv: srv}},
@@ -62,6 +79,7 @@ func Serve(impl Agent, log *slog.Logger, cleanup func()) {
 	srv.ended = true
 	srv.mu.Unlock()
 	srv.asks.Wait()
+	<-srv.ready
 	cleanup()
 }
 
@@ -69,6 +87,8 @@ func Serve(impl Agent, log *slog.Logger, cleanup func()) {
 type server struct {
 	agentpb.UnimplementedAgentServer
 	impl Agent
+	// ready, when not nil, is closed once impl is set: an ask waits for it.
+	ready chan struct{}
 	// asks are the Ask calls running; Serve waits for them once the
 	// server has ended (ended, under mu: no Add after that).
 	mu    sync.Mutex
@@ -92,6 +112,13 @@ func (s *server) Ask(stream agentpb.Agent_AskServer) error {
 	q := first.GetQuestion()
 	if q == nil {
 		return errors.New("the first message of an ask must be its question")
+	}
+	if s.ready != nil {
+		select {
+		case <-s.ready:
+		case <-stream.Context().Done():
+			return stream.Context().Err()
+		}
 	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()

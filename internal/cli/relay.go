@@ -173,19 +173,24 @@ func newCmdServeAgent(ios *IOStreams, opts *rootOptions) *cobra.Command {
 					closeLog = c
 				}
 			}
+			// The config is loaded and the agent built while the parent
+			// connects: the handshake goes first (agentproc.Serve).
 			var built *agent.Agent
-			if err == nil {
-				built, err = serveAgent(ios, opts, env, logger)
-			}
-			if err != nil {
-				if logger != nil {
-					logger.Error("asked agent could not start", "error", err.Error())
+			agentproc.Serve(func() agentproc.Agent {
+				if err == nil {
+					built, err = serveAgent(ios, opts, env, logger)
 				}
-				agentproc.Serve(brokenAgent(userMessage(err)), logger, closeLog)
-				return nil
-			}
-			agentproc.Serve(servedAgent{built}, logger, func() {
-				built.Close()
+				if err != nil {
+					if logger != nil {
+						logger.Error("asked agent could not start", "error", err.Error())
+					}
+					return brokenAgent(userMessage(err))
+				}
+				return servedAgent{built}
+			}, logger, func() {
+				if built != nil {
+					built.Close()
+				}
 				closeLog()
 			})
 			return nil

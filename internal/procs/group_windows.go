@@ -71,11 +71,12 @@ func (s *sysGroup) release() {
 }
 
 // There is no warden on Windows, and no tags: job objects do that work.
-func ready() error           { return nil }
-func register(*Group) error  { return nil }
-func unregister(*Group)      {}
-func token() string          { return "" }
-func nextTag() string        { return "" }
-func hunt(func(string) bool) {}
+func ready() error                { return nil }
+func tiedToLife(*exec.Cmd) bool   { return false } // the job object does it all
+func register(*Group, bool) error { return nil }
+func unregister(*Group)           {}
+func token() string               { return "" }
+func nextTag() string             { return "" }
+func hunt(func(string) bool)      {}
 
 var inherited = ""

@@ -66,3 +66,13 @@ func WatchLifeline(gone func()) {
 		gone()
 	}()
 }
+
+// hasLifeline reports whether env gives a child a lifeline.
+func hasLifeline(env []string) bool {
+	for _, kv := range env {
+		if hasPrefix(kv, lifelineEnv+"=") {
+			return true
+		}
+	}
+	return false
+}

@@ -24,6 +24,18 @@
 //   - On Linux, the direct child also gets SIGKILL (a child mm, SIGTERM) the
 //     moment mm dies (PR_SET_PDEATHSIG).
 //
+// A child mm on Linux is tied to mm's life twice over: the parent-death
+// signal (from its first instruction) and its lifeline (a pipe only mm
+// writes to) both make it kill what it started and exit, and its own
+// warden covers what it started. No warden is started for it alone: a
+// warden is one more mm start (10 ms of CPU, measured with perf on a
+// two-core machine), which every one-shot `mm --ask` paid for a child that
+// needs none. The first process that is not so tied (a hook, a tool call,
+// an MCP server) starts the warden, which is then told of every live
+// group, the children's included. (What the warden alone would still do
+// for such a child: SIGKILL one that is stopped, SIGSTOP, when mm dies;
+// it gets its SIGTERM once it is continued.)
+//
 // On Windows, each group's job object is set to kill its processes when
 // its last handle closes, which happens when mm dies; there is no warden.
 package procs
@@ -90,16 +102,25 @@ func Prepare(cmd *exec.Cmd) {
 }
 
 // PrepareServer is Prepare for a process meant to live as long as mm (an
-// MCP server): on Linux it also gets SIGKILL the moment mm dies.
+// MCP server): on Linux it also gets SIGKILL the moment mm dies. A library
+// starts it, so the warden is started here, before it (Adopt would start
+// one only after: should mm die in between — an asked agent's parent
+// killed while its MCP servers start — what the server started would
+// have no warden). A warden that cannot start now is started by Adopt.
 func PrepareServer(cmd *exec.Cmd) {
 	Prepare(cmd)
 	prepareServer(cmd)
+	ready()
 }
 
 // Start starts a prepared cmd and returns its group.
 func Start(cmd *exec.Cmd) (*Group, error) {
-	if err := ready(); err != nil {
-		return nil, err
+	// A process tied to mm's life (a child mm with its lifeline, on Linux)
+	// goes with mm without a warden: none is started for it.
+	if !tiedToLife(cmd) {
+		if err := ready(); err != nil {
+			return nil, err
+		}
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -119,7 +140,7 @@ func Adopt(cmd *exec.Cmd) (*Group, error) {
 	mu.Lock()
 	groups[g.pid] = g
 	mu.Unlock()
-	if err := register(g); err != nil {
+	if err := register(g, tiedToLife(cmd)); err != nil {
 		g.Kill()
 		g.Release()
 		return nil, err

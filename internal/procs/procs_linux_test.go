@@ -1,11 +1,13 @@
 package procs
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestTaggedFindsByEnvironment(t *testing.T) {
@@ -55,4 +57,28 @@ func TestParentDeathSignal(t *testing.T) {
 	if agent.SysProcAttr.Pdeathsig != syscall.SIGTERM || len(agent.ExtraFiles) != 1 {
 		t.Errorf("a child mm: %+v", agent.SysProcAttr)
 	}
+}
+
+// TestTiedStartsNoWarden: on Linux a child mm (a lifeline, the parent-death
+// signal) starts no warden — the kernel and the lifeline end it with mm —
+// but the warden a later process starts is told of its group: a kill -9 of
+// the mm still takes a child deaf to SIGTERM.
+func TestTiedStartsNoWarden(t *testing.T) {
+	owner := helperCmd(t, "tied")
+	out, _ := owner.StdoutPipe()
+	owner.Stderr = os.Stderr
+	if err := owner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(out)
+	if pids := readPids(t, r); len(pids) != 1 || pids[0] != 0 {
+		t.Fatalf("a warden (%v) was started for a child tied to its parent's life", pids)
+	}
+	pids := readPids(t, r)
+	if len(pids) != 2 || pids[1] == 0 {
+		t.Fatalf("owner printed %v: no warden for an ordinary group", pids)
+	}
+	owner.Process.Signal(syscall.SIGKILL)
+	owner.Wait()
+	gone(t, 2*time.Second, pids...)
 }

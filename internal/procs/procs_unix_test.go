@@ -60,6 +60,35 @@ func helper(part string) int {
 		mu.Unlock()
 		fmt.Println(strings.Trim(fmt.Sprint(pids), "[]"))
 		time.Sleep(time.Minute)
+	case "tied":
+		// An mm asking an agent: start a child tied to this process's life
+		// (a lifeline, and on Linux the parent-death signal) that ignores
+		// SIGTERM and carries no tag (only its group reaches it), and print
+		// the warden's pid (0: none); then start an ordinary group, and
+		// print the child's pid and the warden's.
+		child := exec.Command("sh", "-c", `trap "" TERM; exec env -i sleep 60`)
+		Prepare(child)
+		l, err := NewLifeline(child)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if _, err := Start(child); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		l.Started()
+		mu.Lock()
+		fmt.Println(warden.pid)
+		mu.Unlock()
+		if _, err := ownerGroup(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		mu.Lock()
+		fmt.Println(child.Process.Pid, warden.pid)
+		mu.Unlock()
+		time.Sleep(time.Minute)
 	case "lifeline":
 		WatchLifeline(func() {
 			fmt.Println("parent gone")

@@ -109,10 +109,15 @@ func send(op byte, pid int) error {
 }
 
 // register tells the warden of a new group (starting a warden if there is
-// none, which is then told of every live group, g among them).
-func register(g *Group) error {
+// none, which is then told of every live group, g among them). A group
+// tied to mm's life (tiedToLife) starts no warden: the next one to start
+// is told of it.
+func register(g *Group, tied bool) error {
 	mu.Lock()
 	defer mu.Unlock()
+	if tied && warden.pipe == nil {
+		return nil
+	}
 	if send('+', g.pid) != nil {
 		return startWarden()
 	}
