@@ -175,9 +175,11 @@ func outcome(o *agentpb.Outcome) relay.AskResponse {
 }
 
 // broken is the outcome of an ask whose stream ended without an outcome:
-// cancelled by the caller, or the child died.
+// cancelled by the caller, or the child died. A caller's deadline can reach
+// the stream (the child's side sends DeadlineExceeded) before ctx itself
+// reports it: both are the caller's cancel.
 func broken(ctx context.Context, req relay.AskRequest, partial string, err error) relay.AskResponse {
-	if ctx.Err() != nil || status.Code(err) == codes.Canceled {
+	if code := status.Code(err); ctx.Err() != nil || code == codes.Canceled || code == codes.DeadlineExceeded {
 		return relay.AskResponse{Status: relay.Cancelled, Answer: partial, Error: "cancelled"}
 	}
 	msg := fmt.Sprintf("%s stopped before it answered (its process ended)", req.Agent)
