@@ -1,6 +1,7 @@
 package agentproc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,8 +38,11 @@ type Supervisor struct {
 	Dir string // the session's directory: the children's too
 	// Env renders the environment of a child at its relay depth (MM_BIN,
 	// MM_CONFIG and MM_ASK_DEPTH included); go-plugin adds its handshake.
-	Env    func(depth int) []string
-	Stderr io.Writer // where a child's stray stderr goes (nil: discarded)
+	Env func(depth int) []string
+	// Stderr gets what a child writes to its stderr — its notices about
+	// itself (an MCP server that did not start, an unset API key), a
+	// panic — each line labelled with the agent's name (nil: discarded).
+	Stderr io.Writer
 	// Log gets the diagnostics of the children's lives — starts, failed
 	// handshakes with go-plugin's own account of them, exits — and
 	// go-plugin's log; nil for none (mm --log FILE, MM_LOG).
@@ -272,9 +276,9 @@ func (s *Supervisor) start(ctx context.Context, c *child, req relay.AskRequest) 
 	} else {
 		env = append(os.Environ(), "MM_ASK_DEPTH="+strconv.Itoa(req.Depth))
 	}
-	stderr := s.Stderr
-	if stderr == nil {
-		stderr = io.Discard
+	var stderr io.Writer = io.Discard
+	if s.Stderr != nil {
+		stderr = &labelledLines{w: s.Stderr, label: "[" + req.Agent + "] "}
 	}
 	run := newRunner(s.Bin, []string{ServeCommand, "--config", req.Config}, s.Dir, env)
 	var sockDir string // go-plugin's directory for the child's socket (set by its start)
@@ -294,8 +298,9 @@ func (s *Supervisor) start(ctx context.Context, c *child, req relay.AskRequest) 
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           pluginLogger(s.Log),
 		StartTimeout:     s.StartTimeout,
+		Stderr:           stderr, // the child's own fd 2: its notices
 		SyncStdout:       io.Discard,
-		SyncStderr:       stderr,
+		SyncStderr:       stderr, // what it writes to os.Stderr once served
 		GRPCDialOptions:  []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMsg))},
 		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: socketDir()},
 	})
@@ -471,4 +476,33 @@ func socketDir() string {
 		}
 	}
 	return dir
+}
+
+// labelledLines writes each whole line it is given to w, after label, in
+// one Write: go-plugin hands a child's stderr over a line and its newline
+// apart, and other output goes to the same terminal between the two.
+// A last line without its newline is lost when the child ends; a notice
+// always ends with one.
+type labelledLines struct {
+	w     io.Writer
+	label string
+	mu    sync.Mutex // go-plugin's two copiers, of fd 2 and of os.Stderr
+	buf   []byte
+}
+
+func (l *labelledLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := append([]byte(l.label), l.buf[:i+1]...)
+		l.buf = l.buf[i+1:]
+		if _, err := l.w.Write(line); err != nil {
+			return len(p), err
+		}
+	}
 }

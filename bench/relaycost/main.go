@@ -50,6 +50,7 @@ func main() {
 	n := flag.Int("n", 5, "runs of each case per round")
 	warmup := flag.Int("warmup", 3, "untimed runs of each case before the first round")
 	asJSON := flag.Bool("json", false, "print the figures as one JSON object")
+	check := flag.Bool("check", false, "exit 1 when a target is missed")
 	flag.Parse()
 	if *rounds < 1 || *n < 1 {
 		fail(errors.New("-rounds and -n must be >= 1"))
@@ -68,6 +69,26 @@ func main() {
 		return
 	}
 	res.print(os.Stdout)
+	if missed := res.missed(); *check && len(missed) > 0 {
+		fmt.Fprintf(os.Stderr, "relaycost: missed: %s\n", strings.Join(missed, "; "))
+		bins.Close() // os.Exit runs no deferred call
+		os.Exit(1)
+	}
+}
+
+// missed names the targets this run did not meet.
+func (r result) missed() []string {
+	var m []string
+	if r.Cold() > ColdTarget {
+		m = append(m, fmt.Sprintf("cold relay %s > %s", runs.MS(r.Cold()), runs.MS(ColdTarget)))
+	}
+	if r.Warm() > WarmTarget {
+		m = append(m, fmt.Sprintf("warm ask %s > %s", runs.MS(r.Warm()), runs.MS(WarmTarget)))
+	}
+	if r.RSS() > RSSTarget {
+		m = append(m, fmt.Sprintf("asked agent's RSS %.1f MB > %.0f MB", float64(r.RSS())/1e6, float64(RSSTarget)/1e6))
+	}
+	return m
 }
 
 // Figures are a run's medians in milliseconds and the asked agent's

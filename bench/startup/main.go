@@ -45,6 +45,7 @@ func main() {
 	n := flag.Int("n", 10, "runs of each case per round")
 	warmup := flag.Int("warmup", 5, "untimed runs of each case before the first round")
 	asJSON := flag.Bool("json", false, "print the figures as one JSON object")
+	check := flag.Bool("check", false, "exit 1 when mm version misses its target")
 	flag.Parse()
 	if *rounds < 1 || *n < 1 {
 		fail(fmt.Errorf("-rounds and -n must be >= 1"))
@@ -63,6 +64,11 @@ func main() {
 		return
 	}
 	res.print(os.Stdout)
+	if r := res.ratio(res.version); *check && r > VersionTarget {
+		fmt.Fprintf(os.Stderr, "startup: missed: mm version %.2fx > %.0fx\n", r, VersionTarget)
+		bins.Close() // os.Exit runs no deferred call
+		os.Exit(1)
+	}
 }
 
 // Figures are a run's medians, in milliseconds, and their ratios to the
