@@ -8,7 +8,8 @@
 // resolved (Files).
 //
 // Hooks and MCP stdio servers are not sandboxed: they are the config
-// author's code, not the model's.
+// author's code, not the model's. So their scripts, and the configs that
+// name them, are kept read-only inside the sandbox (Protected).
 package sandbox
 
 import (
