@@ -68,6 +68,9 @@ type Config struct {
 	// StructuredOutput is the JSON Schema the final answer must match; nil
 	// for free text.
 	StructuredOutput *structured.Schema
+	// StructuredOutputFile is the schema's file, absolute, when it was
+	// read from one ({file: …}); "" otherwise.
+	StructuredOutputFile string
 	// AgentsFile reads the session directory's AGENTS.md into the system
 	// instructions, after System (agentsFile:, default true).
 	AgentsFile bool
@@ -662,6 +665,7 @@ func (c *Config) parseStructuredOutput(v *yaml.Node) error {
 			return fmt.Errorf("structuredOutput.file: %s: %v", path, err)
 		}
 		raw = b
+		c.StructuredOutputFile = path
 	} else {
 		var schema any
 		if err := v.Decode(&schema); err != nil {

@@ -150,7 +150,13 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	}
 	// The sandbox is checked before anything starts: one asked for and
 	// not working stops mm here, before any hook, server or tool runs.
-	box, err := sandbox.New(context.Background(), cfg.Sandbox, dir)
+	// What mm runs outside the sandbox (hook scripts, config files) is
+	// kept out of the model's reach under it.
+	var protect []string
+	if cfg.Sandbox.Mode != sandbox.Off && cfg.Sandbox.Mode != "" {
+		protect = protectedPaths(cfg, dir)
+	}
+	box, err := sandbox.New(context.Background(), cfg.Sandbox, dir, protect...)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,9 @@ import (
 type Files struct {
 	mode  Mode
 	roots []string // absolute, symbolic links resolved
+	// protected are the sandbox's protected paths (Protected): refused,
+	// and so is anything below one.
+	protected []string
 }
 
 // Files is the file policy for tools working in dir; nil for a nil
@@ -29,12 +32,30 @@ func (s *Sandbox) Files(dir string) *Files {
 	}
 	f := &Files{mode: s.policy.Mode}
 	if f.mode == Workspace {
-		if d := realOrClean(dir); d != string(filepath.Separator) { // as bash: / is no session directory
+		d := realOrClean(dir)
+		if d != string(filepath.Separator) { // as bash: / is no session directory
 			f.roots = append(f.roots, d)
 		}
 		f.roots = append(f.roots, s.tmp)
+		for _, p := range s.Protected(d) {
+			if rootOf(f.roots, p) != "" { // below a writable directory; never one itself
+				f.protected = append(f.protected, p)
+			}
+		}
 	}
 	return f
+}
+
+// ProtectedError is a path the file tools may not write because mm runs
+// it, or reads to know what to run, outside the sandbox (Protected).
+type ProtectedError struct {
+	// Path is the protected path, symbolic links resolved (the path
+	// written may lie below it).
+	Path string
+}
+
+func (e *ProtectedError) Error() string {
+	return fmt.Sprintf("%s is protected under the sandbox: mm runs it, or what it names, outside the sandbox (a hook script, a config file, a git hook or config); edit it yourself if it must change", e.Path)
 }
 
 // RefusedError is a path the sandbox does not let the file tools write.
@@ -135,6 +156,11 @@ func (f *Files) open(path string) (*os.Root, string, error) {
 	real, err := resolve(path)
 	if err != nil {
 		return nil, "", err
+	}
+	for _, p := range f.protected {
+		if within(p, real) {
+			return nil, "", &ProtectedError{Path: p}
+		}
 	}
 	for _, root := range f.roots {
 		if !within(root, real) {

@@ -8,7 +8,8 @@
 // resolved (Files).
 //
 // Hooks and MCP stdio servers are not sandboxed: they are the config
-// author's code, not the model's.
+// author's code, not the model's. So their scripts, and the configs that
+// name them, are kept read-only inside the sandbox (Protected).
 package sandbox
 
 import (
@@ -54,6 +55,9 @@ type Sandbox struct {
 	policy Policy
 	tool   string // absolute path of bwrap or sandbox-exec
 	tmp    string // the temp directory, symbolic links resolved
+	// protect are the protected paths New was given (see Protected),
+	// symbolic links resolved.
+	protect []string
 }
 
 // probeTimeout bounds the start-up check: a bwrap that hangs is a sandbox
@@ -61,10 +65,14 @@ type Sandbox struct {
 const probeTimeout = 10 * time.Second
 
 // New checks that p's sandbox can be set up here, for commands working in
-// dir, by running one around `true`; it returns nil for Off. The error is
+// dir, by running one around `true`; it returns nil for Off. protect are
+// the files and directories mm runs, or reads to know what to run, outside
+// the sandbox (hook scripts, config files; see Protected): those that
+// exist are kept read-only to every command, and refused to the file
+// tools. The error is
 // one line for the user, naming the sandbox and what is missing: a sandbox
 // asked for is never silently left out.
-func New(ctx context.Context, p Policy, dir string) (*Sandbox, error) {
+func New(ctx context.Context, p Policy, dir string, protect ...string) (*Sandbox, error) {
 	switch p.Mode {
 	case Off, "":
 		return nil, nil
@@ -83,7 +91,7 @@ func New(ctx context.Context, p Policy, dir string) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %s: the temp directory %w", p.Mode, err)
 	}
-	s := &Sandbox{policy: p, tool: tool, tmp: tmp}
+	s := &Sandbox{policy: p, tool: tool, tmp: tmp, protect: cleanProtected(protect)}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	// The probe is not put in a process group of its own: on Linux,

@@ -39,6 +39,17 @@ func (s *Sandbox) profile(dir string) string {
 	if s.policy.Mode == ReadOnly && within(s.tmp, dir) {
 		fmt.Fprintf(&b, "(deny file-write* (subpath %s))\n", quote(dir))
 	}
+	// Protected paths are denied after the allows (a later rule wins); a
+	// directory between one and the writable directory is denied as a
+	// literal, so it cannot be renamed away, while what it holds stays
+	// writable.
+	pins, ro := s.mounts(dir)
+	for _, p := range pins {
+		fmt.Fprintf(&b, "(deny file-write* (literal %s))\n", quote(p))
+	}
+	for _, p := range ro {
+		fmt.Fprintf(&b, "(deny file-write* (literal %s) (subpath %s))\n", quote(p), quote(p))
+	}
 	if !s.policy.Network {
 		b.WriteString("(deny network*)\n")
 	}

@@ -27,6 +27,11 @@ func findTool(m Mode) (string, error) {
 //   - --ro-bind / /, then a fresh /dev and /proc, then the writable
 //     directories bound over it; in readonly mode a session directory
 //     inside the temp directory is bound read-only again, last.
+//   - then the protected paths in a writable directory (mounts): the
+//     directories between pinned as mount points, then each path bound
+//     read-only over itself, last, since a later bind wins. The -try
+//     forms: a path removed since (by a hook, by the user) is skipped,
+//     not an error.
 //   - --unshare-net (unless sandboxNetwork): a network namespace with only
 //     its own loopback, so not even the host's 127.0.0.1 is reachable.
 func (s *Sandbox) args(dir string) []string {
@@ -48,6 +53,13 @@ func (s *Sandbox) args(dir string) []string {
 		if within(s.tmp, dir) {
 			a = append(a, "--ro-bind", dir, dir)
 		}
+	}
+	pins, ro := s.mounts(dir)
+	for _, p := range pins {
+		a = append(a, "--bind-try", p, p)
+	}
+	for _, p := range ro {
+		a = append(a, "--ro-bind-try", p, p)
 	}
 	return append(a, "--chdir", dir, "--")
 }

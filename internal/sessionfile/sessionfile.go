@@ -204,6 +204,12 @@ type loaded struct {
 // leaves a prefix of it, at least.
 var recordStart = []byte(`{"type":"`)
 
+// firstStarts are how the first record of a session file begins, exactly
+// as mm writes it (Record's fields in order, turn 1): a file whose only
+// line, cut short, does not begin so is something else — a one-line JSON
+// file of another program, say — and is never dropped as a crashed turn.
+var firstStarts = [][]byte{[]byte(`{"type":"message","turn":1,"`), []byte(`{"type":"compact","turn":1,"`)}
+
 // pendingRecord is a record of the turn being read, before its end.
 type pendingRecord struct {
 	Record
@@ -299,14 +305,25 @@ func knownType(t string) bool {
 }
 
 // cutShort reports whether text, the last line of a file with no newline,
-// is what a write cut short leaves: the start of a record (or, after
-// records, a prefix of one, or the zeros a crash can leave).
+// is what a write cut short leaves. A line that is a whole JSON value never
+// is (it was written whole: a record of a type mm does not write, or
+// another program's JSON). Before any record, it must be the start of the
+// first record mm writes (firstStarts) and more; after records, the start
+// of a record, a prefix of one, or the zeros a crash can leave.
 func cutShort(text []byte, afterRecords bool) bool {
-	if bytes.HasPrefix(text, recordStart) {
-		return true
+	if json.Valid(text) {
+		return false
 	}
 	if !afterRecords {
+		for _, start := range firstStarts {
+			if bytes.HasPrefix(text, start) {
+				return true
+			}
+		}
 		return false
+	}
+	if bytes.HasPrefix(text, recordStart) {
+		return true
 	}
 	return bytes.HasPrefix(recordStart, text) || len(bytes.Trim(text, "\x00")) == 0
 }

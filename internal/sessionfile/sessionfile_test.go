@@ -60,12 +60,21 @@ func TestRead(t *testing.T) {
 			dropped: &Dropped{FirstLine: 4, LastLine: 4}},
 		{name: "zeros a crash left", data: turn1 + "\x00\x00\x00", want: []model.Message{mUser1, mAsst1}, turn: 1,
 			dropped: &Dropped{FirstLine: 4, LastLine: 4}},
-		{name: "the first write cut short", data: cutRec, dropped: &Dropped{FirstLine: 1, LastLine: 1}},
+		{name: "the first write cut short", data: `{"type":"message","turn":1,"message":{"role":"us`, dropped: &Dropped{FirstLine: 1, LastLine: 1}},
+		{name: "the first write cut just after its opening", data: `{"type":"message","turn":1,"`, dropped: &Dropped{FirstLine: 1, LastLine: 1}},
 		{name: "an end without its newline", data: strings.TrimSuffix(turn1, "\n"), want: []model.Message{mUser1, mAsst1}, turn: 1},
 
 		{name: "text", data: "Shopping list\n- milk\n", err: "not a session file (line 1 is not a record mm writes)"},
 		{name: "text without a newline", data: "hello", err: "not a session file"},
 		{name: "a prefix too short to be a record", data: `{"ty`, err: "not a session file"},
+		{name: "GeoJSON, one line, no newline", data: `{"type":"FeatureCollection","features":[]}`, err: "not a session file (line 1"},
+		{name: "GeoJSON, one line", data: `{"type":"FeatureCollection","features":[]}` + "\n", err: "not a session file (line 1"},
+		{name: "package.json, one line, no newline", data: `{"type":"module","name":"x"}`, err: "not a session file (line 1"},
+		{name: "JSON of a record type, no newline", data: `{"type":"message","turn":1}`, err: `line 1: a "message" record without its message`},
+		{name: "JSON Lines of another program, the last without newline", data: `{"type":"Feature"}` + "\n" + `{"type":"Feature"}`, err: "not a session file (line 1"},
+		{name: "a cut line of another program", data: `{"type":"module","name":"x`, err: "not a session file (line 1"},
+		{name: "a cut line of turn 2 first", data: cutRec, err: "not a session file (line 1"},
+		{name: "whole unknown record at the end, no newline", data: turn1 + `{"type":"note","turn":2}`, err: `line 4: record of unknown type "note"`},
 		{name: "binary", data: "\x89PNG\r\n\x1a\n\x00\x00", err: "not a session file"},
 		{name: "other JSON lines", data: `{"event":"deploy"}` + "\n", err: "not a session file"},
 		{name: "a JSON array", data: "[1,2]\n", err: "not a session file"},
@@ -215,6 +224,11 @@ func TestOpenRefusesAndLeavesTheFile(t *testing.T) {
 		"binary":  "\x00\x01\x02\xff\xfe",
 		"corrupt": turn1 + "garbage\n" + turn2,
 		"orphan":  turn1 + user2 + tool2 + end2,
+		// One-line JSON files of other programs: never a cut-short turn.
+		"map.geojson": `{"type":"FeatureCollection","features":[]}`,
+		"pkg.json":    `{"type":"module","name":"x"}`,
+		"pkg2.json":   `{"type":"module","name":"x"}` + "\n",
+		"unknown end": turn1 + `{"type":"note","turn":2}`,
 	} {
 		path := filepath.Join(dir, name)
 		write(t, path, data)

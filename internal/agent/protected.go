@@ -1,0 +1,87 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/internal/sandbox"
+)
+
+// protectedPaths are the paths a sandbox keeps read-only for cfg's agent
+// working in dir (sandbox.New's protect): what mm runs, or reads to know
+// what to run, outside the sandbox. For cfg and, in turn, every local
+// mmConfigs file (an asked agent reads its config, and runs its hooks,
+// unsandboxed by its parent's sandbox): the config file itself, its
+// structuredOutput file, the hooks/ directory next to it, and the files
+// its hook commands and MCP servers' commands name (sandbox.CommandPaths).
+// An mmConfigs file that does not load is protected alone, with the
+// hooks/ next to it. The session directory's .git paths are the
+// sandbox's own (sandbox.Protected). AGENTS.md and skills are read as
+// text for the model, never run: they are not protected.
+func protectedPaths(cfg *config.Config, dir string) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(c *config.Config)
+	walk = func(c *config.Config) {
+		if c.File != "" { // the built-in defaults have no file, and no hooks/
+			out = append(out, c.File)
+			out = append(out, hooksDir(c.Dir)...)
+		}
+		if c.StructuredOutputFile != "" {
+			out = append(out, c.StructuredOutputFile)
+		}
+		for _, hs := range c.Hooks {
+			for _, h := range hs {
+				configDir := h.ConfigDir
+				if configDir == "" {
+					configDir = c.Dir
+				}
+				out = append(out, sandbox.CommandPaths(h.Command, configDir, dir)...)
+			}
+		}
+		for _, s := range c.MCPServers {
+			if s.Command == "" {
+				continue
+			}
+			cwd := s.Cwd
+			if cwd == "" {
+				cwd = dir
+			}
+			for _, w := range append([]string{s.Command}, s.Args...) {
+				out = append(out, sandbox.CommandPaths(w, c.Dir, cwd)...)
+			}
+		}
+		for name, path := range c.MMConfigs {
+			if _, remote := c.RemoteAgents[name]; remote || seen[path] {
+				continue
+			}
+			seen[path] = true
+			child, err := config.Load(path)
+			if err != nil {
+				out = append(out, path)
+				out = append(out, hooksDir(filepath.Dir(path))...)
+				continue
+			}
+			walk(child)
+		}
+	}
+	if cfg.File != "" {
+		seen[cfg.File] = true
+	}
+	walk(cfg)
+	return out
+}
+
+// hooksDir is dir's hooks/ directory when it exists, where the how-to
+// (and the demos) keep hook scripts.
+func hooksDir(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	p := filepath.Join(dir, "hooks")
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return []string{p}
+	}
+	return nil
+}

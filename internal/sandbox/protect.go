@@ -1,0 +1,178 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Protected paths are the files mm itself runs, or reads to know what to
+// run, outside the sandbox: hook scripts, config files, a repository's
+// .git/hooks and .git/config (git runs what they name: core.hooksPath,
+// core.fsmonitor). The session directory is writable, and they often live
+// in it; a sandboxed command that rewrote one would have its code run
+// with the user's full rights by the next hook, the next asked agent or
+// the user's next git command. Under a sandbox they are read-only to bash
+// and refused to write_file and edit_file.
+//
+// What is protected is what can be named without running anything: a
+// file a hook reads indirectly, or a script named only inside another
+// script, is not (the docs say so).
+
+// CommandPaths are the existing regular files a shell command names, as
+// mm computes them for a hook or an MCP server's command: the command is
+// split into words at blanks and shell operators, quotes are dropped,
+// $MM_CONFIG_DIR and ${MM_CONFIG_DIR} become configDir, a leading ~/
+// the home directory, and the part after '=' of NAME=value is a word too.
+// A word that looks like a path (it holds a '/' or a '.' after its first
+// character) is taken as it is when absolute, else against configDir and
+// against sessionDir; those that exist as regular files are returned, once
+// each (New resolves their symbolic links).
+func CommandPaths(command, configDir, sessionDir string) []string {
+	command = strings.NewReplacer("${MM_CONFIG_DIR}", configDir, "$MM_CONFIG_DIR", configDir).Replace(command)
+	words := strings.FieldsFunc(command, func(r rune) bool {
+		return strings.ContainsRune(" \t\n;|&<>()`", r)
+	})
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, w := range words {
+		w = strings.NewReplacer(`"`, "", `'`, "").Replace(w)
+		if i := strings.IndexByte(w, '='); i >= 0 && !strings.Contains(w[:i], "/") {
+			w = w[i+1:]
+		}
+		if strings.HasPrefix(w, "~/") && home != "" {
+			w = filepath.Join(home, w[2:])
+		}
+		if !looksLikePath(w) {
+			continue
+		}
+		cands := []string{w}
+		if !filepath.IsAbs(w) {
+			cands = nil
+			for _, d := range []string{configDir, sessionDir} {
+				if d != "" {
+					cands = append(cands, filepath.Join(d, w))
+				}
+			}
+		}
+		for _, c := range cands {
+			if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// looksLikePath: a word holding a '/', or a '.' after its first character
+// (guard.js; not -c, not jq's .field).
+func looksLikePath(w string) bool {
+	return len(w) > 1 && (strings.Contains(w, "/") || strings.Contains(w[1:], "."))
+}
+
+// gitPaths are dir's .git/hooks and .git/config when they exist (a .git
+// directory, not the file of a worktree, whose repository lies elsewhere).
+func gitPaths(dir string) []string {
+	var out []string
+	for _, p := range []string{filepath.Join(dir, ".git", "hooks"), filepath.Join(dir, ".git", "config")} {
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// rootOf is the innermost of writable that holds path below it; "" for
+// none.
+func rootOf(writable []string, path string) string {
+	root := ""
+	for _, w := range writable {
+		if within(w, path) && path != w && len(w) > len(root) {
+			root = w
+		}
+	}
+	return root
+}
+
+// protectedAt reports whether path is one of protected or below one.
+func protectedAt(protected []string, path string) bool {
+	for _, p := range protected {
+		if within(p, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanProtected resolves paths' symbolic links, drops those that do not
+// exist, and sorts and deduplicates them.
+func cleanProtected(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || seen[real] {
+			continue
+		}
+		seen[real] = true
+		out = append(out, real)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Protected are the protected paths of a command working in dir (absolute,
+// symbolic links resolved): those New was given and dir's .git paths,
+// sorted; nil for nil.
+func (s *Sandbox) Protected(dir string) []string {
+	if s == nil {
+		return nil
+	}
+	return cleanProtected(append(append([]string(nil), s.protect...), gitPaths(dir)...))
+}
+
+// mounts are, for a command working in dir, the protected paths that lie
+// in a directory it may write (the others are read-only already), and the
+// directories between that directory and each of them. Each protected
+// path is bound read-only over itself; each directory between is bound
+// over itself as it is, writable, so that it is a mount point: a mount
+// point cannot be renamed or removed, and a command that moved the
+// directory holding a protected file away and made another in its place
+// would otherwise leave the read-only file behind it. Both lists are in
+// the order bwrap must bind them: outer directories first.
+func (s *Sandbox) mounts(dir string) (pins, ro []string) {
+	writable := []string{s.tmp}
+	if s.policy.Mode == Workspace && dir != string(filepath.Separator) {
+		writable = append(writable, dir)
+	}
+	readOnlyDir := s.policy.Mode == ReadOnly && within(s.tmp, dir)
+	protected := s.Protected(dir)
+	for _, p := range protected {
+		if root := rootOf(writable, p); root != "" && !(readOnlyDir && within(dir, p)) {
+			ro = append(ro, p)
+		}
+	}
+	pinned := map[string]bool{}
+	for _, p := range ro {
+		root := rootOf(writable, p)
+		for a := filepath.Dir(p); a != root && within(root, a); a = filepath.Dir(a) {
+			if !pinned[a] && !protectedAt(ro, a) {
+				pinned[a] = true
+				pins = append(pins, a)
+			}
+		}
+	}
+	byDepth := func(l []string) {
+		sort.SliceStable(l, func(i, j int) bool {
+			return strings.Count(l[i], string(filepath.Separator)) < strings.Count(l[j], string(filepath.Separator))
+		})
+	}
+	byDepth(pins)
+	byDepth(ro)
+	return pins, ro
+}

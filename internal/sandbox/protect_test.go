@@ -1,0 +1,110 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func touch(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCommandPaths(t *testing.T) {
+	cfg, _ := filepath.EvalSymlinks(t.TempDir())
+	sess, _ := filepath.EvalSymlinks(t.TempDir())
+	touch(t, filepath.Join(cfg, "hooks", "guard.js"))
+	touch(t, filepath.Join(cfg, "check.sh"))
+	touch(t, filepath.Join(sess, "scripts", "lint.py"))
+	touch(t, filepath.Join(sess, "x")) // no '/' nor '.': not a path
+	abs := filepath.Join(sess, "abs.sh")
+	touch(t, abs)
+	tests := []struct {
+		command string
+		want    []string
+	}{
+		{`node "$MM_CONFIG_DIR/hooks/guard.js"`, []string{filepath.Join(cfg, "hooks", "guard.js")}},
+		{`node ${MM_CONFIG_DIR}/hooks/guard.js --strict`, []string{filepath.Join(cfg, "hooks", "guard.js")}},
+		{`sh check.sh`, []string{filepath.Join(cfg, "check.sh")}},
+		{`cd sub&&python3 'scripts/lint.py'|jq -r .ok`, []string{filepath.Join(sess, "scripts", "lint.py")}},
+		{`GUARD=./check.sh sh -c "$GUARD" <` + abs, []string{filepath.Join(cfg, "check.sh"), abs}},
+		{`python3 -c x`, nil},
+		{`sh missing.sh; cat hooks`, nil}, // missing; a directory
+	}
+	for _, tt := range tests {
+		if got := CommandPaths(tt.command, cfg, sess); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("CommandPaths(%q) = %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}
+
+func TestMounts(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	tmp, _ := filepath.EvalSymlinks(t.TempDir())
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	for _, p := range []string{"agent.yaml", ".mm/sub/expert.yaml", "hooks/guard.sh", "hooks/deep/x.sh", ".git/config", ".git/hooks/README"} {
+		touch(t, filepath.Join(dir, p))
+	}
+	touch(t, filepath.Join(tmp, "cfg", "a.yaml"))
+	touch(t, filepath.Join(outside, "b.yaml"))
+	j := func(p string) string { return filepath.Join(dir, p) }
+	s := &Sandbox{policy: Policy{Mode: Workspace}, tmp: tmp, protect: cleanProtected([]string{
+		j("agent.yaml"), j(".mm/sub/expert.yaml"), j("hooks"), j("hooks/deep/x.sh"), j("missing.yaml"),
+		filepath.Join(tmp, "cfg", "a.yaml"), filepath.Join(outside, "b.yaml"), dir,
+	})}
+	pins, ro := s.mounts(dir)
+	wantPins := []string{j(".git"), j(".mm"), filepath.Join(tmp, "cfg"), j(".mm/sub")}
+	wantRO := []string{j("agent.yaml"), j("hooks"), j(".git/config"), j(".git/hooks"), filepath.Join(tmp, "cfg", "a.yaml"), j(".mm/sub/expert.yaml"), j("hooks/deep/x.sh")}
+	if !reflect.DeepEqual(pins, wantPins) {
+		t.Errorf("pins %q, want %q", pins, wantPins)
+	}
+	if !reflect.DeepEqual(ro, wantRO) {
+		t.Errorf("read-only %q, want %q", ro, wantRO)
+	}
+
+	// readonly: the session directory is read-only already; only what
+	// lies in the temp directory is bound.
+	s.policy.Mode = ReadOnly
+	pins, ro = s.mounts(dir)
+	if want := []string{filepath.Join(tmp, "cfg")}; !reflect.DeepEqual(pins, want) {
+		t.Errorf("readonly pins %q, want %q", pins, want)
+	}
+	if want := []string{filepath.Join(tmp, "cfg", "a.yaml")}; !reflect.DeepEqual(ro, want) {
+		t.Errorf("readonly read-only %q, want %q", ro, want)
+	}
+}
+
+func TestFilesRefuseProtected(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	tmp, _ := filepath.EvalSymlinks(t.TempDir())
+	touch(t, filepath.Join(dir, "agent.yaml"))
+	touch(t, filepath.Join(dir, "hooks", "guard.sh"))
+	touch(t, filepath.Join(dir, ".git", "config"))
+	if err := os.Symlink("agent.yaml", filepath.Join(dir, "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	s := &Sandbox{policy: Policy{Mode: Workspace}, tmp: tmp,
+		protect: cleanProtected([]string{filepath.Join(dir, "agent.yaml"), filepath.Join(dir, "hooks")})}
+	f := s.Files(dir)
+	for _, p := range []string{"agent.yaml", "link.yaml", "hooks/guard.sh", "hooks/new.sh", ".git/config"} {
+		err := f.WriteFile(filepath.Join(dir, p), []byte("y"))
+		var pe *ProtectedError
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: %v, want a ProtectedError", p, err)
+		}
+	}
+	if err := f.WriteFile(filepath.Join(dir, "notes.txt"), []byte("y")); err != nil {
+		t.Errorf("notes.txt: %v", err)
+	}
+	if err := f.WriteFile(filepath.Join(dir, ".git", "description"), []byte("y")); err != nil {
+		t.Errorf(".git/description: %v", err)
+	}
+}
