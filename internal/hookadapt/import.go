@@ -115,7 +115,7 @@ func Import(a Agent, data []byte) (yamlText []byte, notes []string, err error) {
 // mmEvent is mm's event for the agent's event name.
 func (a Agent) mmEvent(name string) (hooks.Event, bool) {
 	for e, n := range events[a] {
-		if n == name {
+		if n == name && e != hooks.PreAsk && e != hooks.PostAsk { // the tool events are mm's tool calls
 			return e, true
 		}
 	}
