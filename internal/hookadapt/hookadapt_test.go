@@ -131,7 +131,9 @@ func TestTranslateMCP(t *testing.T) {
 func TestAskInput(t *testing.T) {
 	ask := &hooks.Ask{Agent: "expert", Via: "cli", Prompt: "what is an inode?"}
 	withCtx := &hooks.Ask{Agent: "expert", Via: "tool", WithContext: true, Prompt: "and this?", Transcript: "[user] hi"}
-	pre := func(a *hooks.Ask) hooks.Input { return hooks.Input{Event: hooks.PreAsk, Cwd: "/work/p", Model: "llmman/m", Ask: a} }
+	pre := func(a *hooks.Ask) hooks.Input {
+		return hooks.Input{Event: hooks.PreAsk, Cwd: "/work/p", Model: "llmman/m", Ask: a}
+	}
 	post := hooks.Input{Event: hooks.PostAsk, Cwd: "/work/p", Model: "llmman/m", Ask: ask, Answer: "a number"}
 	for _, c := range []struct {
 		name string
@@ -397,6 +399,17 @@ func TestImport(t *testing.T) {
 	for _, want := range []string{"matcher: ^(write_file|edit_file)$", "timeout: 2.5s"} {
 		if !strings.Contains(string(y), want) {
 			t.Errorf("no %q in\n%s", want, y)
+		}
+	}
+	// A hook with no timeout gets its agent's default, written out: not mm's 10 s.
+	for a, want := range map[Agent]string{ClaudeCode: "timeout: 600s", Codex: "timeout: 600s", Gemini: "timeout: 60s"} {
+		event := "PreToolUse"
+		if a == Gemini {
+			event = "BeforeTool"
+		}
+		y, _, err := Import(a, []byte(`{"hooks":{"`+event+`":[{"hooks":[{"type":"command","command":"./g.sh"}]}]}}`))
+		if err != nil || !strings.Contains(string(y), want) {
+			t.Errorf("%s: no %q in\n%s (%v)", a, want, y, err)
 		}
 	}
 	if strings.Contains(string(y), "onError") {
