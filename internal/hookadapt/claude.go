@@ -35,6 +35,13 @@ func (a Agent) claudeInput(t *Translated) object {
 	case hooks.PostToolCall:
 		o = append(o, field{"tool_name", t.call.name}, field{"tool_input", t.call.input},
 			field{"tool_response", a.toolResponse(t.call, in.Output)}, field{"tool_use_id", in.Tool.ID})
+	case hooks.PreAsk:
+		o = append(o, field{"tool_name", t.ask.name}, field{"tool_input", t.ask.input}, field{"tool_use_id", ""})
+	case hooks.PostAsk:
+		// The answer as text: mm has the asked agent's answer, not Claude
+		// Code's Task result object.
+		o = append(o, field{"tool_name", t.ask.name}, field{"tool_input", t.ask.input},
+			field{"tool_response", in.Answer}, field{"tool_use_id", ""})
 	case hooks.PostGeneration:
 		var last any = in.Answer
 		if a == Codex && in.Answer == "" {
@@ -101,9 +108,9 @@ func (t *Translated) claudeReply(res Result) (Reply, error) {
 		switch t.Event {
 		case hooks.PreGeneration:
 			return Reply{Action: "stop", Reason: reason}, nil
-		case hooks.PreToolCall:
+		case hooks.PreToolCall, hooks.PreAsk:
 			return Reply{Action: "deny", Reason: reason}, nil
-		case hooks.PostToolCall:
+		case hooks.PostToolCall, hooks.PostAsk:
 			return Reply{Context: reason}, nil // the tool already ran: stderr goes to the model
 		}
 		return Reply{}, fmt.Errorf("the %s hook exited with status 2 to keep the turn going%s; mm's postGeneration only observes", t.Name, because(reason))
@@ -137,7 +144,7 @@ func (t *Translated) claudeReply(res Result) (Reply, error) {
 		}
 		return Reply{Context: spec.AdditionalContext}, nil
 
-	case hooks.PreToolCall:
+	case hooks.PreToolCall, hooks.PreAsk:
 		if stop {
 			// The peer would end its whole turn; mm can only refuse this call.
 			return Reply{Action: "deny", Reason: first(ans.StopReason, ans.Reason)}, nil
@@ -161,27 +168,41 @@ func (t *Translated) claudeReply(res Result) (Reply, error) {
 			return Reply{}, fmt.Errorf("permissionDecision %q is not valid for %s (want allow, deny or ask)", spec.PermissionDecision, t.Name)
 		}
 		if strings.TrimSpace(spec.AdditionalContext) != "" {
+			if t.Event == hooks.PreAsk {
+				return Reply{}, fmt.Errorf("additionalContext on %s has no counterpart in mm's preAsk: it would go to the model that asks, and preAsk's context goes to the asked agent", t.Name)
+			}
 			return Reply{}, fmt.Errorf("additionalContext on %s has no counterpart in mm: a preToolCall hook cannot add context (a postToolCall hook can)", t.Name)
 		}
-		var r Reply
 		if present(spec.UpdatedInput) {
-			in, err := t.replaced(spec.UpdatedInput)
+			r, err := t.replaced(spec.UpdatedInput)
 			if err != nil {
 				return Reply{}, fmt.Errorf("updatedInput: %w", err)
 			}
-			r.Input = in
+			return r, nil
 		}
-		return r, nil
+		return Reply{}, nil
 
-	case hooks.PostToolCall:
+	case hooks.PostToolCall, hooks.PostAsk:
 		if stop {
-			return Reply{}, fmt.Errorf("continue: false on %s would end the turn; mm's postToolCall cannot", t.Name)
+			return Reply{}, fmt.Errorf("continue: false on %s would end the turn; mm's %s cannot", t.Name, t.Event)
+		}
+		var answer *string
+		if t.Event == hooks.PostAsk && present(spec.UpdatedToolOutput) {
+			// Codex replaces the tool's output: on postAsk, the answer.
+			var s string
+			if err := json.Unmarshal(spec.UpdatedToolOutput, &s); err != nil {
+				return Reply{}, fmt.Errorf("updatedToolOutput on %s must be a string (the answer the asking agent reads)", t.Name)
+			}
+			answer, spec.UpdatedToolOutput = &s, nil
 		}
 		for _, o := range []struct {
 			name string
 			v    json.RawMessage
 		}{{"updatedMCPToolOutput", spec.UpdatedMCPToolOutput}, {"updatedToolOutput", spec.UpdatedToolOutput}} {
 			if present(o.v) {
+				if t.Event == hooks.PostAsk {
+					return Reply{}, fmt.Errorf("%s on %s has no counterpart in mm's postAsk: Claude Code replaces only an MCP tool's output, and a hand-off is not one", o.name, t.Name)
+				}
 				return Reply{}, fmt.Errorf("%s has no counterpart in mm: a postToolCall hook cannot replace a tool's output, only add context after it", o.name)
 			}
 		}
@@ -192,7 +213,7 @@ func (t *Translated) claudeReply(res Result) (Reply, error) {
 			return Reply{}, err
 		}
 		parts = append(parts, spec.AdditionalContext)
-		return Reply{Context: joinContext(parts)}, nil
+		return Reply{Context: joinContext(parts), Answer: answer}, nil
 	}
 
 	// postGeneration (Stop): mm's turn is over and cannot be resumed.

@@ -29,6 +29,15 @@ func (a Agent) geminiInput(t *Translated, env Env) object {
 		if m := t.call.mcp; m != nil {
 			o = append(o, field{"mcp_context", object{{"server_name", m.server}, {"tool_name", m.tool}}})
 		}
+	case hooks.PreAsk, hooks.PostAsk:
+		o = append(o, field{"tool_name", t.ask.name}, field{"tool_input", t.ask.input})
+		if in.Event == hooks.PostAsk {
+			resp := object{{"llmContent", in.Answer}, {"returnDisplay", in.Answer}}
+			if in.Error != "" {
+				resp = append(resp, field{"error", in.Error})
+			}
+			o = append(o, field{"tool_response", resp})
+		}
 	case hooks.PostGeneration:
 		o = append(o, field{"prompt", in.Prompt}, field{"prompt_response", in.Answer}, field{"stop_hook_active", false})
 	}
@@ -61,8 +70,12 @@ func (t *Translated) geminiReply(res Result) (Reply, error) {
 		switch t.Event {
 		case hooks.PreGeneration:
 			return Reply{Action: "stop", Reason: reason}, nil
-		case hooks.PreToolCall:
+		case hooks.PreToolCall, hooks.PreAsk:
 			return Reply{Action: "deny", Reason: reason}, nil
+		case hooks.PostAsk:
+			// Gemini CLI hides the tool's output behind stderr: on postAsk,
+			// the answer the asking agent reads.
+			return Reply{Answer: &reason}, nil
 		case hooks.PostToolCall:
 			return Reply{}, fmt.Errorf("exit status 2 on AfterTool hides the tool's output behind stderr%s; a postToolCall hook cannot replace a tool's output, only add context after it", because(reason))
 		}
@@ -87,7 +100,7 @@ func (t *Translated) geminiReply(res Result) (Reply, error) {
 	switch ans.Decision {
 	case "", "allow", "approve", "deny", "block":
 	case "ask":
-		if t.Event == hooks.PreToolCall {
+		if t.Event == hooks.PreToolCall || t.Event == hooks.PreAsk {
 			return Reply{}, fmt.Errorf(`decision "ask" has no counterpart in mm: a hook cannot ask the user (mm asks before a tool runs unless yolo is on)`)
 		}
 		fallthrough
@@ -105,7 +118,7 @@ func (t *Translated) geminiReply(res Result) (Reply, error) {
 		}
 		return Reply{Context: spec.AdditionalContext}, nil
 
-	case hooks.PreToolCall:
+	case hooks.PreToolCall, hooks.PreAsk:
 		switch {
 		case blocks:
 			return Reply{Action: "deny", Reason: ans.Reason}, nil
@@ -114,17 +127,35 @@ func (t *Translated) geminiReply(res Result) (Reply, error) {
 			// this call.
 			return Reply{Action: "deny", Reason: first(ans.StopReason, ans.Reason)}, nil
 		}
-		var r Reply
 		if present(spec.ToolInput) {
-			merged, err := mergeOver(t.call.input, spec.ToolInput)
+			merged, err := mergeOver(t.toolInput(), spec.ToolInput)
 			if err != nil {
 				return Reply{}, fmt.Errorf("hookSpecificOutput.tool_input: %w", err)
 			}
-			if r.Input, err = t.replaced(merged); err != nil {
+			r, err := t.replaced(merged)
+			if err != nil {
 				return Reply{}, fmt.Errorf("hookSpecificOutput.tool_input: %w", err)
 			}
+			return r, nil
 		}
-		return r, nil
+		return Reply{}, nil
+
+	case hooks.PostAsk:
+		// A replaced output is the answer the asking agent reads.
+		switch {
+		case stop:
+			return Reply{}, fmt.Errorf("continue: false on %s would end the turn; mm's postAsk cannot", t.Name)
+		case blocks:
+			r := ans.Reason
+			return Reply{Answer: &r, Context: strings.TrimSpace(spec.AdditionalContext)}, nil
+		case present(spec.ToolOutput):
+			var s string
+			if err := json.Unmarshal(spec.ToolOutput, &s); err != nil {
+				return Reply{}, fmt.Errorf("hookSpecificOutput.tool_output on %s must be a string (the answer the asking agent reads)", t.Name)
+			}
+			return Reply{Answer: &s, Context: strings.TrimSpace(spec.AdditionalContext)}, nil
+		}
+		return Reply{Context: strings.TrimSpace(spec.AdditionalContext)}, nil
 
 	case hooks.PostToolCall:
 		switch {

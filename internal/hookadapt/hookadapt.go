@@ -51,11 +51,16 @@ func ParseAgent(name string) (Agent, error) {
 }
 
 // events is each agent's event for each of mm's events; an event missing
-// from a map has no counterpart there.
+// from a map has no counterpart there. A relay (preAsk, postAsk) is what
+// the peers see as a hand-off to a sub-agent: a tool call, so the tool
+// events (see askCall for the tool they see).
 var events = map[Agent]map[hooks.Event]string{
-	ClaudeCode: {hooks.PreGeneration: "UserPromptSubmit", hooks.PreToolCall: "PreToolUse", hooks.PostToolCall: "PostToolUse", hooks.PostGeneration: "Stop"},
-	Codex:      {hooks.PreGeneration: "UserPromptSubmit", hooks.PreToolCall: "PreToolUse", hooks.PostToolCall: "PostToolUse", hooks.PostGeneration: "Stop"},
-	Gemini:     {hooks.PreGeneration: "BeforeAgent", hooks.PreToolCall: "BeforeTool", hooks.PostToolCall: "AfterTool", hooks.PostGeneration: "AfterAgent"},
+	ClaudeCode: {hooks.PreGeneration: "UserPromptSubmit", hooks.PreToolCall: "PreToolUse", hooks.PostToolCall: "PostToolUse", hooks.PostGeneration: "Stop",
+		hooks.PreAsk: "PreToolUse", hooks.PostAsk: "PostToolUse"},
+	Codex: {hooks.PreGeneration: "UserPromptSubmit", hooks.PreToolCall: "PreToolUse", hooks.PostToolCall: "PostToolUse", hooks.PostGeneration: "Stop",
+		hooks.PreAsk: "PreToolUse", hooks.PostAsk: "PostToolUse"},
+	Gemini: {hooks.PreGeneration: "BeforeAgent", hooks.PreToolCall: "BeforeTool", hooks.PostToolCall: "AfterTool", hooks.PostGeneration: "AfterAgent",
+		hooks.PreAsk: "BeforeTool", hooks.PostAsk: "AfterTool"},
 }
 
 // Event is the agent's name for mm's event e, or an error saying there is
@@ -64,20 +69,159 @@ func (a Agent) Event(e hooks.Event) (string, error) {
 	if name, ok := events[a][e]; ok {
 		return name, nil
 	}
-	return "", fmt.Errorf("%s has no hook event for mm's %s (a relay to another agent has no counterpart there): run this hook as a plain mm hook", a, e)
+	return "", fmt.Errorf("%s has no hook event for mm's %s: run this hook as a plain mm hook", a, e)
 }
 
 // Wraps reports whether a hook command runs `mm hooks adapt <agent> …`
 // ("$MM_BIN" hooks adapt …, as the docs and `mm hooks import` write it),
-// and for which agent; err says the agent is not one mm knows.
+// and for which agent; err says why that adapter run would fail before it
+// runs anything (an unknown agent, a missing one, no `--`). The command is
+// read as the shell splits it, and as the adapt command reads its words:
+// its flags and their values are skipped, so `hooks adapt --matcher Bash
+// claude-code -- …` adapts for claude-code. A command that only mentions
+// `hooks adapt` (an argument of another program, a sh -c script) is not one.
 func Wraps(command string) (a Agent, ok bool, err error) {
-	_, rest, found := strings.Cut(command, "hooks adapt ")
-	if !found {
+	words, complete := shellWords(command)
+	i := 0
+	for i < len(words) && (isAssignment(words[i]) || words[i] == "exec" || words[i] == "env") {
+		i++
+	}
+	if i >= len(words) || !isMM(words[i]) {
 		return "", false, nil
 	}
-	name, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
-	a, err = ParseAgent(name)
+	i++
+	// mm's own flags may come before the subcommand: --config/-c and its value.
+	for i < len(words) && strings.HasPrefix(words[i], "-") {
+		if n := flagWords(words[i], "config", "c"); n > 0 {
+			i += n
+			continue
+		}
+		return "", false, nil // some other flag: not `mm hooks adapt`
+	}
+	if i+1 >= len(words) || words[i] != "hooks" || words[i+1] != "adapt" {
+		return "", false, nil
+	}
+	if !complete {
+		return "", true, errors.New("unbalanced quotes in the command")
+	}
+	var positional []string
+	dash := false
+	for i += 2; i < len(words); i++ {
+		w := words[i]
+		if w == "--" {
+			dash = true
+			break
+		}
+		if strings.HasPrefix(w, "-") && w != "-" {
+			n := flagWords(w, "matcher", "")
+			if n == 0 {
+				n = flagWords(w, "config", "c")
+			}
+			if n == 0 {
+				return "", true, fmt.Errorf("unknown flag %s", w)
+			}
+			i += n - 1
+			continue
+		}
+		positional = append(positional, w)
+	}
+	switch {
+	case len(positional) == 0:
+		return "", true, errors.New("no agent before -- (want claude-code, codex or gemini)")
+	case !dash || len(positional) > 1 || i+1 >= len(words):
+		return "", true, errors.New("no command after -- (mm hooks adapt <agent> -- <command> [args…])")
+	}
+	a, err = ParseAgent(positional[0])
 	return a, true, err
+}
+
+// flagWords is how many words the flag w takes when it is --long (or -short)
+// with a value: 2 for "--long v", 1 for "--long=v" or "-sv", 0 when w is not
+// that flag.
+func flagWords(w, long, short string) int {
+	switch {
+	case w == "--"+long || short != "" && w == "-"+short:
+		return 2
+	case strings.HasPrefix(w, "--"+long+"="):
+		return 1
+	case short != "" && strings.HasPrefix(w, "-"+short) && !strings.HasPrefix(w, "--"):
+		return 1
+	}
+	return 0
+}
+
+// isMM reports whether a command's program word is mm: $MM_BIN, as hooks
+// are told to write it, or a file named mm.
+func isMM(w string) bool {
+	switch w {
+	case "$MM_BIN", "${MM_BIN}":
+		return true
+	}
+	return w == "mm" || strings.HasSuffix(w, "/mm")
+}
+
+func isAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// shellWords splits a command line into words as sh does for quotes and
+// backslashes (no expansion: "$MM_BIN" stays $MM_BIN). complete is false
+// when a quote is left open.
+func shellWords(s string) (words []string, complete bool) {
+	var (
+		w       strings.Builder
+		inWord  bool
+		quote   rune
+		escaped bool
+	)
+	for _, r := range s {
+		switch {
+		case escaped:
+			w.WriteRune(r)
+			escaped = false
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				w.WriteRune(r)
+			}
+		case quote == '"':
+			switch r {
+			case '"':
+				quote = 0
+			case '\\':
+				escaped = true
+			default:
+				w.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == '\\':
+			escaped, inWord = true, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, quote == 0 && !escaped
 }
 
 // Reply is mm's hook reply (the reference's Reply table), as the adapter
@@ -88,6 +232,7 @@ type Reply struct {
 	Context  string          `json:"context,omitempty"`
 	Input    json.RawMessage `json:"input,omitempty"`
 	Reason   string          `json:"reason,omitempty"`
+	Answer   *string         `json:"answer,omitempty"` // postAsk
 	Response string          `json:"response,omitempty"`
 	Error    string          `json:"error,omitempty"`
 }
@@ -119,6 +264,7 @@ type Translated struct {
 	Env  []string
 	in   hooks.Input
 	call *call
+	ask  *askCall // preAsk, postAsk: the relay as the agent's hand-off tool
 }
 
 // Translate builds the input agent a gives its hook for mm's input in.
@@ -138,6 +284,13 @@ func (a Agent) Translate(in hooks.Input, env Env) (*Translated, error) {
 			return nil, err
 		}
 		t.call, t.ToolName = c, c.name
+	}
+	if in.Event == hooks.PreAsk || in.Event == hooks.PostAsk {
+		if in.Ask == nil {
+			return nil, fmt.Errorf("the %s input has no ask object", in.Event)
+		}
+		t.ask = a.askCall(in.Ask)
+		t.ToolName = t.ask.name
 	}
 	var o object
 	switch a {
@@ -202,12 +355,26 @@ func quote(b []byte) string {
 // message is a reason or context written on stderr or stdout, trimmed.
 func message(b []byte) string { return strings.TrimSpace(strings.ToValidUTF8(string(b), "")) }
 
-// replaced maps a hook's replacement of the tool's arguments back to mm's.
-func (t *Translated) replaced(updated json.RawMessage) (json.RawMessage, error) {
-	if t.call == nil {
-		return nil, fmt.Errorf("a replaced tool input on %s", t.Name)
+// replaced maps a hook's replacement of the tool's arguments back to mm's
+// reply: the call's input, or on preAsk the question sent.
+func (t *Translated) replaced(updated json.RawMessage) (Reply, error) {
+	switch {
+	case t.ask != nil:
+		p, err := t.ask.fromAgent(updated)
+		return Reply{Prompt: p}, err
+	case t.call == nil:
+		return Reply{}, fmt.Errorf("a replaced tool input on %s", t.Name)
 	}
-	return t.call.fromAgent(updated)
+	in, err := t.call.fromAgent(updated)
+	return Reply{Input: in}, err
+}
+
+// toolInput is the tool's arguments as the agent's hook reads them.
+func (t *Translated) toolInput() json.RawMessage {
+	if t.ask != nil {
+		return t.ask.input
+	}
+	return t.call.input
 }
 
 // decodeObject decodes a JSON answer into dst; the error reads like mm's

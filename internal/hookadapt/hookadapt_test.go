@@ -126,14 +126,134 @@ func TestTranslateMCP(t *testing.T) {
 	}
 }
 
-func TestNoCounterpart(t *testing.T) {
-	for _, a := range Agents {
-		for _, e := range []hooks.Event{hooks.PreAsk, hooks.PostAsk} {
-			_, err := a.Translate(hooks.Input{Event: e}, Env{})
-			want := string(a) + " has no hook event for mm's " + string(e)
-			if err == nil || !strings.HasPrefix(err.Error(), want) {
-				t.Errorf("%s %s: %v, want %q…", a, e, err, want)
+// TestAsk pins a relay as each agent's hand-off: preAsk and postAsk run
+// its tool events, Claude Code's Task or mm's own ask_agent.
+func TestAskInput(t *testing.T) {
+	ask := &hooks.Ask{Agent: "expert", Via: "cli", Prompt: "what is an inode?"}
+	withCtx := &hooks.Ask{Agent: "expert", Via: "tool", WithContext: true, Prompt: "and this?", Transcript: "[user] hi"}
+	pre := func(a *hooks.Ask) hooks.Input {
+		return hooks.Input{Event: hooks.PreAsk, Cwd: "/work/p", Model: "llmman/m", Ask: a}
+	}
+	post := hooks.Input{Event: hooks.PostAsk, Cwd: "/work/p", Model: "llmman/m", Ask: ask, Answer: "a number"}
+	for _, c := range []struct {
+		name string
+		a    Agent
+		in   hooks.Input
+		want string
+	}{
+		{"claude preAsk is Task", ClaudeCode, pre(ask),
+			`{"session_id":"","transcript_path":"","cwd":"/work/p","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Task","tool_input":{"description":"ask expert","prompt":"what is an inode?","subagent_type":"expert"},"tool_use_id":""}`},
+		{"claude preAsk prompt holds the conversation", ClaudeCode, pre(withCtx),
+			`{"session_id":"","transcript_path":"","cwd":"/work/p","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Task","tool_input":{"description":"ask expert","prompt":"[user] hi\n\nand this?","subagent_type":"expert"},"tool_use_id":""}`},
+		{"claude postAsk", ClaudeCode, post,
+			`{"session_id":"","transcript_path":"","cwd":"/work/p","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Task","tool_input":{"description":"ask expert","prompt":"what is an inode?","subagent_type":"expert"},"tool_response":"a number","tool_use_id":""}`},
+		{"codex preAsk is ask_agent", Codex, pre(withCtx),
+			`{"session_id":"","turn_id":"","transcript_path":null,"cwd":"/work/p","hook_event_name":"PreToolUse","model":"llmman/m","permission_mode":"default","tool_name":"ask_agent","tool_input":{"agent":"expert","question":"and this?","withContext":true},"tool_use_id":""}`},
+		{"gemini preAsk is ask_agent", Gemini, pre(ask),
+			`{"session_id":"","transcript_path":"","cwd":"/work/p","hook_event_name":"BeforeTool","timestamp":"2026-11-29T13:54:04.123Z","tool_name":"ask_agent","tool_input":{"agent":"expert","question":"what is an inode?","withContext":false}}`},
+		{"gemini postAsk", Gemini, post,
+			`{"session_id":"","transcript_path":"","cwd":"/work/p","hook_event_name":"AfterTool","timestamp":"2026-11-29T13:54:04.123Z","tool_name":"ask_agent","tool_input":{"agent":"expert","question":"what is an inode?","withContext":false},"tool_response":{"llmContent":"a number","returnDisplay":"a number"}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := translate(t, c.a, c.in)
+			if got := strings.TrimSpace(string(tr.Stdin)); got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
+		})
+	}
+	if _, err := ClaudeCode.Translate(hooks.Input{Event: hooks.PreAsk}, Env{}); err == nil {
+		t.Error("a preAsk input with no ask object was translated")
+	}
+}
+
+// TestAskReply: the answers of a hand-off guard, mapped to preAsk's and
+// postAsk's replies.
+func TestAskReply(t *testing.T) {
+	ask := &hooks.Ask{Agent: "expert", Prompt: "q"}
+	withCtx := &hooks.Ask{Agent: "expert", WithContext: true, Prompt: "q", Transcript: "T"}
+	pre := func(a *hooks.Ask) hooks.Input { return hooks.Input{Event: hooks.PreAsk, Cwd: "/work/p", Ask: a} }
+	post := hooks.Input{Event: hooks.PostAsk, Cwd: "/work/p", Ask: ask, Answer: "A"}
+	for _, c := range []struct {
+		name   string
+		a      Agent
+		in     hooks.Input
+		exit   int
+		stdout string
+		stderr string
+		want   string
+	}{
+		{"claude exit 2 denies the relay", ClaudeCode, pre(ask), 2, "", "no secrets\n", `{"action":"deny","reason":"no secrets"}`},
+		{"codex exit 2 denies", Codex, pre(ask), 2, "", "no", `{"action":"deny","reason":"no"}`},
+		{"gemini exit 2 denies", Gemini, pre(ask), 2, "", "no", `{"action":"deny","reason":"no"}`},
+		{"exit 1 fails", ClaudeCode, pre(ask), 1, "", "boom", `{"action":"error","error":"exit status 1: boom"}`},
+		{"claude permissionDecision deny", ClaudeCode, pre(ask), 0, `{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"r"}}`, "", `{"action":"deny","reason":"r"}`},
+		{"claude block", ClaudeCode, pre(ask), 0, `{"decision":"block","reason":"r"}`, "", `{"action":"deny","reason":"r"}`},
+		{"claude continue false denies the relay", ClaudeCode, pre(ask), 0, `{"continue":false,"stopReason":"halt"}`, "", `{"action":"deny","reason":"halt"}`},
+		{"gemini deny", Gemini, pre(ask), 0, `{"decision":"deny","reason":"r"}`, "", `{"action":"deny","reason":"r"}`},
+		{"gemini ask", Gemini, pre(ask), 0, `{"decision":"ask"}`, "", `{"action":"error","error":"gemini: decision \"ask\" has no counterpart in mm: a hook cannot ask the user (mm asks before a tool runs unless yolo is on)"}`},
+		{"claude rewrites the prompt", ClaudeCode, pre(ask), 0, `{"hookSpecificOutput":{"updatedInput":{"description":"x","prompt":"q2","subagent_type":"expert"}}}`, "", `{"prompt":"q2"}`},
+		{"claude rewrites the question after the conversation", ClaudeCode, pre(withCtx), 0, `{"hookSpecificOutput":{"updatedInput":{"prompt":"T\n\nq2","subagent_type":"expert"}}}`, "", `{"prompt":"q2"}`},
+		{"claude rewrites the conversation", ClaudeCode, pre(withCtx), 0, `{"hookSpecificOutput":{"updatedInput":{"prompt":"q2"}}}`, "", `{"action":"error","error":"claude-code: updatedInput: Task.prompt: the conversation sent with the question was changed; a preAsk hook can only rewrite the question after it"}`},
+		{"claude another subagent", ClaudeCode, pre(ask), 0, `{"hookSpecificOutput":{"updatedInput":{"prompt":"q","subagent_type":"Explore"}}}`, "", `{"action":"error","error":"claude-code: updatedInput: Task.subagent_type \"Explore\": a preAsk hook cannot send the question to another agent (expert is asked)"}`},
+		{"claude context goes nowhere", ClaudeCode, pre(ask), 0, `{"hookSpecificOutput":{"additionalContext":"c"}}`, "", `{"action":"error","error":"claude-code: additionalContext on PreToolUse has no counterpart in mm's preAsk: it would go to the model that asks, and preAsk's context goes to the asked agent"}`},
+		{"codex rewrites the question", Codex, pre(ask), 0, `{"hookSpecificOutput":{"updatedInput":{"agent":"expert","question":"q2"}}}`, "", `{"prompt":"q2"}`},
+		{"codex another agent", Codex, pre(ask), 0, `{"hookSpecificOutput":{"updatedInput":{"agent":"intern","question":"q"}}}`, "", `{"action":"error","error":"codex: updatedInput: ask_agent.agent = \"intern\": a preAsk hook cannot send the question to another agent (expert is asked)"}`},
+		{"gemini merges the question", Gemini, pre(ask), 0, `{"hookSpecificOutput":{"tool_input":{"question":"q2"}}}`, "", `{"prompt":"q2"}`},
+		{"gemini withContext refused", Gemini, pre(ask), 0, `{"hookSpecificOutput":{"tool_input":{"withContext":true}}}`, "", `{"action":"error","error":"gemini: hookSpecificOutput.tool_input: ask_agent.withContext = true has no counterpart in mm: a preAsk hook cannot change whether the conversation is sent"}`},
+		// postAsk: context after the answer, or a replaced answer.
+		{"claude post exit 2 is context", ClaudeCode, post, 2, "", "check it", `{"context":"check it"}`},
+		{"claude post block and context", ClaudeCode, post, 0, `{"decision":"block","reason":"r","hookSpecificOutput":{"additionalContext":"c"}}`, "", `{"context":"r\n\nc"}`},
+		{"claude post MCP output", ClaudeCode, post, 0, `{"hookSpecificOutput":{"updatedMCPToolOutput":"x"}}`, "", `{"action":"error","error":"claude-code: updatedMCPToolOutput on PostToolUse has no counterpart in mm's postAsk: Claude Code replaces only an MCP tool's output, and a hand-off is not one"}`},
+		{"codex post replaces the answer", Codex, post, 0, `{"hookSpecificOutput":{"updatedToolOutput":"B"}}`, "", `{"answer":"B"}`},
+		{"gemini post exit 2 replaces the answer", Gemini, post, 2, "", "hidden", `{"answer":"hidden"}`},
+		{"gemini post deny replaces the answer", Gemini, post, 0, `{"decision":"deny","reason":"redacted"}`, "", `{"answer":"redacted"}`},
+		{"gemini post context", Gemini, post, 0, `{"hookSpecificOutput":{"additionalContext":"c"}}`, "", `{"context":"c"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := translate(t, c.a, c.in)
+			r := tr.Reply(Result{ExitCode: c.exit, Stdout: []byte(c.stdout), Stderr: []byte(c.stderr)})
+			got, _ := marshal(r)
+			if !jsonEqual(got, json.RawMessage(c.want)) {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}
+
+// TestWraps: a command is adapted only when it runs mm's hooks adapt, read
+// as the shell splits it and as the adapt command reads its flags.
+func TestWraps(t *testing.T) {
+	for _, c := range []struct {
+		command string
+		agent   Agent
+		ok      bool
+		err     string
+	}{
+		{`"$MM_BIN" hooks adapt claude-code -- ./guard.sh`, ClaudeCode, true, ""},
+		{`"$MM_BIN" hooks adapt --matcher Bash claude-code -- sh -c "exit 2"`, ClaudeCode, true, ""},
+		{`"$MM_BIN" hooks adapt --matcher=Bash gemini -- ./g`, Gemini, true, ""},
+		{`"$MM_BIN" hooks adapt codex --matcher 'Write|Edit' -- ./g`, Codex, true, ""},
+		{`${MM_BIN} -c agent.yaml hooks adapt codex -- ./g`, Codex, true, ""},
+		{`FOO=1 exec /usr/local/bin/mm hooks adapt gemini -- ./g`, Gemini, true, ""},
+		{`mm hooks adapt gemini --matcher x -- ./x.sh`, Gemini, true, ""},
+		{`"$MM_BIN" hooks adapt  codex -- sh -c 'exit 2'`, Codex, true, ""},
+		{`"$MM_BIN" hooks adapt claude -- ./g`, "", true, `unknown agent "claude" (want claude-code, codex or gemini)`},
+		{`"$MM_BIN" hooks adapt --matcher Bash -- ./g`, "", true, "no agent before -- (want claude-code, codex or gemini)"},
+		{`"$MM_BIN" hooks adapt claude-code ./g`, "", true, "no command after -- (mm hooks adapt <agent> -- <command> [args…])"},
+		{`"$MM_BIN" hooks adapt --verbose claude-code -- ./g`, "", true, "unknown flag --verbose"},
+		{`./guard.sh`, "", false, ""},
+		{`echo "hooks adapt claude-code -- x"`, "", false, ""},
+		{`sh -c '"$MM_BIN" hooks adapt claude-code -- ./g'`, "", false, ""},
+		{`./my-hooks adapt claude-code -- ./g`, "", false, ""},
+		{`"$MM_BIN" hooks test preToolCall`, "", false, ""},
+	} {
+		a, ok, err := Wraps(c.command)
+		var msg string
+		if err != nil {
+			msg = err.Error()
+		}
+		if a != c.agent || ok != c.ok || msg != c.err {
+			t.Errorf("Wraps(%s) = %q, %v, %q; want %q, %v, %q", c.command, a, ok, msg, c.agent, c.ok, c.err)
 		}
 	}
 }
@@ -260,23 +380,6 @@ func TestMatcher(t *testing.T) {
 	}
 }
 
-func TestWraps(t *testing.T) {
-	for cmd, want := range map[string]Agent{
-		`"$MM_BIN" hooks adapt claude-code -- ./x.sh`:    ClaudeCode,
-		`mm hooks adapt gemini --matcher x -- ./x.sh`:    Gemini,
-		`"$MM_BIN" hooks adapt  codex -- sh -c 'exit 2'`: Codex,
-		`./hooks/guard.sh`: "",
-	} {
-		got, ok, err := Wraps(cmd)
-		if got != want || ok != (want != "") || err != nil {
-			t.Errorf("Wraps(%q) = %q %v %v, want %q", cmd, got, ok, err, want)
-		}
-	}
-	if _, ok, err := Wraps(`mm hooks adapt claude -- x`); !ok || err == nil {
-		t.Errorf("an unknown agent: %v %v", ok, err)
-	}
-}
-
 // TestImport: Claude Code and Codex count seconds, Gemini CLI
 // milliseconds; Codex's Write and Edit are apply_patch, hence mm's two.
 func TestImport(t *testing.T) {
@@ -296,6 +399,17 @@ func TestImport(t *testing.T) {
 	for _, want := range []string{"matcher: ^(write_file|edit_file)$", "timeout: 2.5s"} {
 		if !strings.Contains(string(y), want) {
 			t.Errorf("no %q in\n%s", want, y)
+		}
+	}
+	// A hook with no timeout gets its agent's default, written out: not mm's 10 s.
+	for a, want := range map[Agent]string{ClaudeCode: "timeout: 600s", Codex: "timeout: 600s", Gemini: "timeout: 60s"} {
+		event := "PreToolUse"
+		if a == Gemini {
+			event = "BeforeTool"
+		}
+		y, _, err := Import(a, []byte(`{"hooks":{"`+event+`":[{"hooks":[{"type":"command","command":"./g.sh"}]}]}}`))
+		if err != nil || !strings.Contains(string(y), want) {
+			t.Errorf("%s: no %q in\n%s (%v)", a, want, y, err)
 		}
 	}
 	if strings.Contains(string(y), "onError") {

@@ -112,10 +112,25 @@ func Import(a Agent, data []byte) (yamlText []byte, notes []string, err error) {
 	return b.Bytes(), notes, nil
 }
 
+// defaultTimeout is the agent's timeout of a command hook that gives none,
+// in seconds:
+//   - Claude Code: 600 (its hooks reference, code.claude.com/docs/en/hooks,
+//     "timeout": "Defaults: 600 for command");
+//   - Codex CLI: 600 (codex-rs/hooks/src/engine/discovery.rs,
+//     timeout_sec.unwrap_or(600));
+//   - Gemini CLI: 60 (packages/core/src/hooks/hookRunner.ts,
+//     DEFAULT_HOOK_TIMEOUT = 60000 ms).
+func (a Agent) defaultTimeout() float64 {
+	if a == Gemini {
+		return 60
+	}
+	return 600
+}
+
 // mmEvent is mm's event for the agent's event name.
 func (a Agent) mmEvent(name string) (hooks.Event, bool) {
 	for e, n := range events[a] {
-		if n == name {
+		if n == name && e != hooks.PreAsk && e != hooks.PostAsk { // the tool events are mm's tool calls
 			return e, true
 		}
 	}
@@ -138,13 +153,16 @@ func (a Agent) entry(event hooks.Event, mmMatcher, adaptMatcher, command string,
 	// literal block adds none.
 	c.Style = yaml.LiteralStyle
 	n.Content = append(n.Content, scalar("command"), c)
+	secs := a.defaultTimeout()
 	if timeout != nil && *timeout > 0 {
-		secs := *timeout
+		secs = *timeout
 		if a == Gemini {
 			secs /= 1000 // Gemini CLI counts milliseconds
 		}
-		n.Content = append(n.Content, scalar("timeout"), scalar(strconv.FormatFloat(secs, 'f', -1, 64)+"s"))
 	}
+	// Always written: mm's own default (10 s) is shorter than the peers', and a
+	// guard that took 30 s at home would fail every call under it.
+	n.Content = append(n.Content, scalar("timeout"), scalar(strconv.FormatFloat(secs, 'f', -1, 64)+"s"))
 	if event == hooks.PreGeneration || event == hooks.PreToolCall {
 		n.Content = append(n.Content, scalar("onError"), scalar("fail"))
 	}

@@ -195,11 +195,15 @@ func (m *Matcher) Names() []string {
 }
 
 // Match reports whether the hook runs for the agent's tool name. Codex
-// matches its apply_patch against Write and Edit too (its own aliases).
+// matches its apply_patch against Write and Edit too (its own aliases);
+// Claude Code's Task is matched by Agent too.
 func (m *Matcher) Match(a Agent, name string) bool {
 	names := []string{name}
 	if a == Codex && name == "apply_patch" {
 		names = append(names, "Write", "Edit")
+	}
+	if a == ClaudeCode && name == claudeTask {
+		names = append(names, "Agent") // the name newer Claude Code releases give Task
 	}
 	for _, n := range names {
 		if m.names != nil && m.names[n] || m.re != nil && m.re.MatchString(n) {
