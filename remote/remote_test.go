@@ -801,3 +801,51 @@ func TestCancelBeforeTheTaskIsNamed(t *testing.T) {
 		t.Fatal("no tasks/cancel reached the agent")
 	}
 }
+
+// Artifact updates make the answer as A2A says (append false replaces the
+// artifact's text); the display streams what reads on from what it showed
+// and stops at a rewrite of text already shown.
+func TestAnswerText(t *testing.T) {
+	type up struct {
+		id, s  string
+		append bool
+	}
+	for _, c := range []struct {
+		name        string
+		ups         []up
+		answer, out string
+		stale       bool
+	}{
+		{"appends", []up{{"a", "Hel", false}, {"a", "lo", true}}, "Hello", "Hello", false},
+		{"a rewrite that adds", []up{{"a", "Hel", true}, {"a", "Hello", false}, {"a", " world", true}}, "Hello world", "Hello world", false},
+		{"a rewrite", []up{{"a", "Draft", true}, {"a", "Final", false}, {"a", ".", true}}, "Final.", "Draft", true},
+		{"two artifacts", []up{{"a", "one ", false}, {"b", "two", false}}, "one two", "one two", false},
+		{"the first one again", []up{{"a", "one ", false}, {"b", "two", false}, {"a", "more ", true}}, "one more two", "one two", true},
+		{"the same again", []up{{"a", "one", false}, {"a", "one", false}, {"a", "!", true}}, "one!", "one!", false},
+		{"no artifact", []up{{"", "hi", false}, {"", " there", false}}, "hi there", "hi there", false},
+	} {
+		var a answerText
+		out := ""
+		for _, u := range c.ups {
+			out += a.put(u.id, u.s, u.append)
+		}
+		if a.String() != c.answer || out != c.out || a.stale != c.stale {
+			t.Errorf("%s: answer %q, shown %q, stale %v; want %q, %q, %v", c.name, a.String(), out, a.stale, c.answer, c.out, c.stale)
+		}
+	}
+}
+
+func TestClean(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\ttext\nlines":                         "plain\ttext\nlines",
+		"\x1b[31mred\x1b[0m":                         "red",
+		"a\x1b]0;title\x07b":                         "ab",
+		"x\x1b]8;;http://e\x1b\\link\x1b]8;;\x1b\\y": "xlinky",
+		"over\rwrite\x08\x7f":                        "overwrite",
+		"c1\u0085\u009bend":                          "c1end",
+	} {
+		if got := clean(in); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
