@@ -849,3 +849,50 @@ func TestClean(t *testing.T) {
 		}
 	}
 }
+
+// A task with no text to answer is rejected with a reason, as mm -p "" is
+// refused, and no turn runs: a message with no parts, or with only blank
+// text.
+func TestEmptyPrompt(t *testing.T) {
+	turns := 0
+	var mu sync.Mutex
+	agent := turnFunc(func(ctx context.Context, task Task) relay.AskResponse {
+		mu.Lock()
+		turns++
+		mu.Unlock()
+		return echo(ctx, task)
+	})
+	base := serve(t, &Server{Agent: agent})
+	for _, parts := range []string{`[]`, `[{"kind":"text","text":""}]`, `[{"kind":"text","text":" \n\t"}]`} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m1","parts":` + parts + `}}}`
+		res, err := http.Post(base, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Result *a2a.Task `json:"result"`
+			Error  any       `json:"error"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&out)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case out.Error != nil:
+			// The SDK's own validation refused it: fine, no turn either.
+		case out.Result == nil || out.Result.Status.State != a2a.TaskStateRejected || out.Result.Status.Message == nil || textOf(out.Result.Status.Message.Parts) != ErrEmptyPrompt:
+			t.Errorf("parts %s: result %+v, want rejected with %q", parts, out.Result, ErrEmptyPrompt)
+		}
+	}
+	a := &Agent{Name: "rev", URL: base}
+	resp := a.Ask(context.Background(), relay.AskRequest{Agent: "rev", Prompt: "  ", Depth: 1})
+	if resp.Status != relay.Failed || resp.Error != ErrEmptyPrompt {
+		t.Errorf("ask with a blank question: %+v, want the error %q", resp, ErrEmptyPrompt)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if turns != 0 {
+		t.Errorf("%d turns ran on an empty prompt", turns)
+	}
+}
