@@ -361,11 +361,28 @@ func parseSandbox(v *yaml.Node, dst *sandboxdecl.Mode) error {
 
 var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
+// withContextPrefix starts the /ask-with-context-<name> command: an agent
+// whose name starts with it could not be reached by /ask-<name>.
+const withContextPrefix = "with-context-"
+
+// keyLine is the line of the key whose value is v in the mapping m.
+func keyLine(m, v *yaml.Node) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i+1] == v {
+			return m.Content[i].Line
+		}
+	}
+	return v.Line
+}
+
 func (c *Config) parseMMConfigs(v *yaml.Node) error {
 	c.MMConfigs = map[string]string{}
 	return eachKey(v, "mmConfigs: ", nil, func(name string, pv *yaml.Node) error {
 		if !agentName.MatchString(name) {
 			return fmt.Errorf("mmConfigs: agent name %q must start with a letter or digit and hold only letters, digits, '-', '_' and '.'", name)
+		}
+		if strings.HasPrefix(name, withContextPrefix) {
+			return fmt.Errorf("mmConfigs.%s: line %d: an agent name must not start with %q: /ask-%s would ask %q with the conversation; rename it", name, keyLine(v, pv), withContextPrefix, name, strings.TrimPrefix(name, withContextPrefix))
 		}
 		if pv.Kind == yaml.MappingNode {
 			return c.parseRemoteAgent(name, pv)

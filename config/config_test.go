@@ -101,6 +101,12 @@ func TestLoadErrors(t *testing.T) {
 		{"unclosed quote", "model: llmman/a\nsystem: \"be brief\nyolo: true\n", "line 2: found unexpected end of stream"},
 		{"mapping on line 1", "a: b: c\n", "line 1: mapping values are not allowed in this context"},
 		{"unknown alias", "model: *nothing\n", "line 1: unknown anchor 'nothing' referenced"},
+		// An agent /ask-<name> could not reach (it reads as
+		// /ask-with-context-<x>), local or remote.
+		{"with-context- name", "model: llmman/a\nmmConfigs:\n  expert: {url: \"http://a:1\"}\n  with-context-x: ./x.yaml\n",
+			`mmConfigs.with-context-x: line 4: an agent name must not start with "with-context-": /ask-with-context-x would ask "x" with the conversation; rename it`},
+		{"with-context- remote", "model: llmman/a\nmmConfigs:\n  with-context-rev:\n    url: http://gpu-box:7420\n",
+			`mmConfigs.with-context-rev: line 3: an agent name must not start with "with-context-"`},
 		{"CRLF line ends", "model: llmman/a\r\nhooks:\r\n  preToolCall:\r\n    - command: a\r\n   timeout: 5s\r\n", "line 5: indented by 3 spaces"},
 	}
 	for _, tt := range tests {

@@ -118,8 +118,8 @@ func (a *Agent) AgentModel(ctx context.Context, _, _ string) (string, bool) {
 	}
 	for _, ext := range card.Capabilities.Extensions {
 		if ext.URI == ModelExtension {
-			if m, ok := ext.Params["model"].(string); ok && m != "" {
-				return m, true
+			if m, ok := ext.Params["model"].(string); ok && clean(m) != "" {
+				return clean(m), true
 			}
 		}
 	}
@@ -136,7 +136,7 @@ func (a *Agent) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse
 		if ctx.Err() != nil {
 			return relay.AskResponse{Status: relay.Cancelled, Error: "cancelled"}
 		}
-		return relay.AskResponse{Status: relay.Failed, Error: err.Error()}
+		return relay.AskResponse{Status: relay.Failed, Error: clean(err.Error())}
 	}
 	show := req.Show
 	if show == nil {
@@ -145,17 +145,40 @@ func (a *Agent) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse
 	t := &askTask{ctx: ctx, agent: a, client: c, req: req, show: show}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: req.Prompt})
 	msg.Metadata = map[string]any{DepthKey: req.Depth}
-	for {
+	asked := map[string]bool{} // the consent questions' call ids
+	for n := 0; ; n++ {
 		resp, q := t.stream(ctx, msg)
 		if q == nil {
 			return resp
 		}
+		switch {
+		case q.consent == nil:
+			// A foreign agent asking for input: mm has none to give beyond
+			// the question it sent, and answering anything would only be
+			// asked again (a peer that re-asks would loop for ever).
+			why := fmt.Sprintf("the agent at %s asks for input mm cannot give", t.agent.URL)
+			if q.text != "" {
+				why += ": " + oneLine(q.text, 200)
+			}
+			return t.abandon(ctx, why)
+		case n >= maxConsentQuestions:
+			return t.abandon(ctx, fmt.Sprintf("the agent at %s asked for consent more than %d times in one task; mm stopped answering", t.agent.URL, maxConsentQuestions))
+		case q.consent.CallID != "" && asked[q.consent.CallID]:
+			return t.abandon(ctx, fmt.Sprintf("the agent at %s asked again for consent to a call already answered (%s); mm stopped answering", t.agent.URL, q.consent.CallID))
+		}
+		asked[q.consent.CallID] = true
 		msg = t.consent(ctx, q)
 		if msg == nil {
 			return t.cancelled(ctx)
 		}
 	}
 }
+
+// maxConsentQuestions bounds the consent questions of one remote task: an
+// mm peer asks one per tool call, and its maxSteps bounds those, but a
+// broken peer that asks on and on must not keep the relay (and the user)
+// answering for ever.
+const maxConsentQuestions = 256
 
 // askTask is one ask in progress: the task it became and what was shown of
 // the answer.
@@ -168,7 +191,7 @@ type askTask struct {
 
 	taskID    a2a.TaskID
 	contextID string
-	answer    strings.Builder
+	answer    answerText
 	// answered: some answer text arrived as artifacts (a final status
 	// message then is not the answer again).
 	answered bool
@@ -211,7 +234,7 @@ func (t *askTask) stream(ctx context.Context, msg *a2a.Message) (relay.AskRespon
 			if ctx.Err() != nil {
 				return t.cancelled(ctx), nil
 			}
-			return t.failed(t.agent.wireError(err)), nil
+			return t.failed(clean(t.agent.wireError(err))), nil
 		}
 		had := t.taskID != ""
 		resp, q, done := t.handle(ev)
@@ -236,14 +259,14 @@ func (t *askTask) handle(ev a2a.Event) (resp relay.AskResponse, q *question, don
 	switch e := ev.(type) {
 	case *a2a.Message:
 		// An agent that answers with a message instead of a task.
-		t.text(textOf(e.Parts))
+		t.text("", textOf(e.Parts), false)
 		return t.answeredResp(), nil, true
 	case *a2a.Task:
 		t.taskID, t.contextID = e.ID, e.ContextID
 		if e.Status.State.Terminal() || e.Status.State == a2a.TaskStateInputRequired || e.Status.State == a2a.TaskStateAuthRequired {
 			if !t.answered {
 				for _, art := range e.Artifacts {
-					t.text(textOf(art.Parts))
+					t.text(string(art.ID), textOf(art.Parts), false)
 				}
 			}
 			return t.status(e.Status, e.Metadata)
@@ -251,7 +274,7 @@ func (t *askTask) handle(ev a2a.Event) (resp relay.AskResponse, q *question, don
 	case *a2a.TaskArtifactUpdateEvent:
 		t.taskID, t.contextID = e.TaskID, e.ContextID
 		if e.Artifact != nil {
-			t.text(textOf(e.Artifact.Parts))
+			t.text(string(e.Artifact.ID), textOf(e.Artifact.Parts), e.Append)
 		}
 	case *a2a.TaskStatusUpdateEvent:
 		t.taskID, t.contextID = e.TaskID, e.ContextID
@@ -264,7 +287,7 @@ func (t *askTask) handle(ev a2a.Event) (resp relay.AskResponse, q *question, don
 func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskResponse, *question, bool) {
 	msgText, msgMeta := "", map[string]any(nil)
 	if st.Message != nil {
-		msgText, msgMeta = textOf(st.Message.Parts), st.Message.Metadata
+		msgText, msgMeta = clean(textOf(st.Message.Parts)), st.Message.Metadata
 	}
 	lookup := func(key string) any {
 		if v, ok := meta[key]; ok {
@@ -277,14 +300,14 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 	switch st.State {
 	case a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateUnspecified:
 		if ev, ok := decodeEvent(lookup(EventKey)); ok {
-			t.show(ev)
+			t.show(cleanEvent(ev))
 		} else if strings.TrimSpace(msgText) != "" {
 			t.show(orchestrator.Event{Kind: orchestrator.Notice, Text: strings.TrimSpace(msgText)})
 		}
 		return relay.AskResponse{}, nil, false
 	case a2a.TaskStateCompleted:
 		if !t.answered && msgText != "" {
-			t.text(msgText)
+			t.text("", msgText, false)
 		}
 		return t.answeredResp(), nil, true
 	case a2a.TaskStateCanceled:
@@ -298,6 +321,10 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 		q := &question{text: msgText}
 		var cq consentQuestion
 		if fromAny(lookup(ConsentKey), &cq) && cq.Tool != "" {
+			cq.Tool, cq.Summary = clean(cq.Tool), clean(cq.Summary)
+			for i := range cq.Path {
+				cq.Path[i] = clean(cq.Path[i])
+			}
 			q.consent = &cq
 		}
 		return relay.AskResponse{}, q, true
@@ -307,7 +334,7 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 	// failed, rejected, unknown
 	if mmOutcome {
 		// An mm peer: its outcome is typed like a local child's.
-		resp := relay.AskResponse{Status: relay.Failed, Answer: t.answer.String(), Error: out.Error}
+		resp := relay.AskResponse{Status: relay.Failed, Answer: t.answer.String(), Error: clean(out.Error)}
 		switch out.Status {
 		case outcomeMaxSteps:
 			resp.Status = relay.MaxSteps
@@ -326,15 +353,12 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 	return t.failed(fmt.Sprintf("the agent at %s failed: %s", t.agent.URL, oneLine(why, 300))), nil, true
 }
 
-// consent puts q to the asking mm's user and returns the answer message
-// for the task; nil when the ask was cancelled meanwhile.
+// consent puts the consent question q to the asking mm's user and returns
+// the answer message for the task; nil when the ask was cancelled
+// meanwhile.
 func (t *askTask) consent(ctx context.Context, q *question) *a2a.Message {
 	answer, noOne := "n", false
-	if q.consent == nil {
-		// A foreign agent asking for input: mm has no way to give any
-		// beyond what the question said, so it declines.
-		t.show(orchestrator.Event{Kind: orchestrator.Notice, Text: "asks for input mm cannot give: " + oneLine(q.text, 200)})
-	} else if t.req.Consent == nil {
+	if t.req.Consent == nil {
 		noOne = true
 	} else {
 		// The asking relay adds the asked agent to the path, as for a
@@ -362,17 +386,94 @@ func (t *askTask) consent(ctx context.Context, q *question) *a2a.Message {
 	return msg
 }
 
-func (t *askTask) text(s string) {
-	if s == "" {
+// text applies answer text: s for the artifact id ("" for text that is
+// no artifact's: a message, a final status), appended to what the
+// artifact had or replacing it; what reads on from what was shown is
+// shown.
+func (t *askTask) text(id, s string, appendTo bool) {
+	s = clean(s)
+	if s == "" && (appendTo || id == "") {
 		return
 	}
 	t.answered = true
-	t.answer.WriteString(s)
-	t.show(orchestrator.Event{Kind: orchestrator.Text, Text: s})
+	if more := t.answer.put(id, s, appendTo); more != "" {
+		t.show(orchestrator.Event{Kind: orchestrator.Text, Text: more})
+	}
 }
 
+// answeredResp ends an answered ask. When the agent rewrote text already
+// shown, the display stopped at the rewrite; the answer is then shown
+// again in full on a line of its own, after a notice saying why, so what
+// the user reads last is what the asking agent gets.
 func (t *askTask) answeredResp() relay.AskResponse {
-	return relay.AskResponse{Status: relay.Answered, Answer: t.answer.String()}
+	full := t.answer.String()
+	if t.answer.stale {
+		t.show(orchestrator.Event{Kind: orchestrator.Notice, Text: "the agent rewrote its answer as it went; its final answer:"})
+		t.show(orchestrator.Event{Kind: orchestrator.Text, Text: "\n" + full})
+		t.answer.stale = false
+	}
+	return relay.AskResponse{Status: relay.Answered, Answer: full}
+}
+
+// answerText is a task's answer as its artifacts make it: each artifact's
+// text in the order the artifacts first came, an update with append false
+// (or absent) replacing the text its artifact had — A2A's rule — and one
+// with append true adding to it.
+type answerText struct {
+	pieces []*strings.Builder
+	byID   map[string]*strings.Builder
+	// stale: text already shown was since replaced, so the display no
+	// longer reads as the start of the answer and shows nothing more.
+	stale bool
+}
+
+// put applies one update and returns the text to show now: what it adds
+// at the end of the answer as shown so far ("" once stale).
+func (a *answerText) put(id, s string, appendTo bool) string {
+	p := a.byID[id]
+	if id == "" || p == nil {
+		p = &strings.Builder{}
+		a.pieces = append(a.pieces, p)
+		if id != "" {
+			if a.byID == nil {
+				a.byID = map[string]*strings.Builder{}
+			}
+			a.byID[id] = p
+		}
+		appendTo = true
+	}
+	last := p == a.pieces[len(a.pieces)-1]
+	if appendTo {
+		p.WriteString(s)
+		switch {
+		case a.stale:
+			return ""
+		case last:
+			return s
+		case s != "":
+			a.stale = true // text in the middle of what was shown
+		}
+		return ""
+	}
+	old := p.String()
+	p.Reset()
+	p.WriteString(s)
+	switch {
+	case a.stale || s == old:
+		return ""
+	case last && strings.HasPrefix(s, old):
+		return s[len(old):] // a rewrite that only adds: still the same start
+	}
+	a.stale = true
+	return ""
+}
+
+func (a *answerText) String() string {
+	var b strings.Builder
+	for _, p := range a.pieces {
+		b.WriteString(p.String())
+	}
+	return b.String()
 }
 
 func (t *askTask) failed(msg string) relay.AskResponse {
@@ -388,6 +489,34 @@ func (t *askTask) cancelled(ctx context.Context) relay.AskResponse {
 		cancel()
 	}
 	return relay.AskResponse{Status: relay.Cancelled, Answer: t.answer.String(), Error: "cancelled"}
+}
+
+// cleanEvent is ev from an mm peer with its text made safe to print.
+func cleanEvent(ev orchestrator.Event) orchestrator.Event {
+	ev.Text, ev.Reason, ev.Output, ev.Summary = clean(ev.Text), clean(ev.Reason), clean(ev.Output), clean(ev.Summary)
+	ev.Call.Tool, ev.Call.Summary = clean(ev.Call.Tool), clean(ev.Call.Summary)
+	if len(ev.Agent) > 0 {
+		path := make(orchestrator.Path, len(ev.Agent))
+		for i, name := range ev.Agent {
+			path[i] = clean(name)
+		}
+		ev.Agent = path
+	}
+	return ev
+}
+
+// abandon ends an ask mm cannot go on with as a failed relay: the task,
+// left waiting on the agent, is cancelled there (bounded, as for Ctrl-C).
+func (t *askTask) abandon(ctx context.Context, why string) relay.AskResponse {
+	if t.taskID != "" {
+		cctx, cancel := withoutCancelTimeout(ctx, cancelTimeout)
+		t.client.CancelTask(cctx, &a2a.TaskIDParams{ID: t.taskID})
+		cancel()
+	}
+	if ctx.Err() != nil {
+		return relay.AskResponse{Status: relay.Cancelled, Answer: t.answer.String(), Error: "cancelled"}
+	}
+	return t.failed(why)
 }
 
 // cardError says why the card at a.URL could not be read.

@@ -22,9 +22,11 @@ package remote
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mm-agent/mm/orchestrator"
 )
@@ -252,4 +254,26 @@ func runeCut(s string, n int) int {
 		n--
 	}
 	return n
+}
+
+// clean makes text from a remote agent safe to print and to hand on:
+// escape sequences and control characters other than newline and tab
+// (C0, DEL, C1) would move the cursor, retitle or clear the terminal of
+// whoever reads the answer, so they go — before the text is shown and
+// before it becomes an answer or an error.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	s = ansi.Strip(s)
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0
 }

@@ -801,3 +801,98 @@ func TestCancelBeforeTheTaskIsNamed(t *testing.T) {
 		t.Fatal("no tasks/cancel reached the agent")
 	}
 }
+
+// Artifact updates make the answer as A2A says (append false replaces the
+// artifact's text); the display streams what reads on from what it showed
+// and stops at a rewrite of text already shown.
+func TestAnswerText(t *testing.T) {
+	type up struct {
+		id, s  string
+		append bool
+	}
+	for _, c := range []struct {
+		name        string
+		ups         []up
+		answer, out string
+		stale       bool
+	}{
+		{"appends", []up{{"a", "Hel", false}, {"a", "lo", true}}, "Hello", "Hello", false},
+		{"a rewrite that adds", []up{{"a", "Hel", true}, {"a", "Hello", false}, {"a", " world", true}}, "Hello world", "Hello world", false},
+		{"a rewrite", []up{{"a", "Draft", true}, {"a", "Final", false}, {"a", ".", true}}, "Final.", "Draft", true},
+		{"two artifacts", []up{{"a", "one ", false}, {"b", "two", false}}, "one two", "one two", false},
+		{"the first one again", []up{{"a", "one ", false}, {"b", "two", false}, {"a", "more ", true}}, "one more two", "one two", true},
+		{"the same again", []up{{"a", "one", false}, {"a", "one", false}, {"a", "!", true}}, "one!", "one!", false},
+		{"no artifact", []up{{"", "hi", false}, {"", " there", false}}, "hi there", "hi there", false},
+	} {
+		var a answerText
+		out := ""
+		for _, u := range c.ups {
+			out += a.put(u.id, u.s, u.append)
+		}
+		if a.String() != c.answer || out != c.out || a.stale != c.stale {
+			t.Errorf("%s: answer %q, shown %q, stale %v; want %q, %q, %v", c.name, a.String(), out, a.stale, c.answer, c.out, c.stale)
+		}
+	}
+}
+
+func TestClean(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\ttext\nlines":                         "plain\ttext\nlines",
+		"\x1b[31mred\x1b[0m":                         "red",
+		"a\x1b]0;title\x07b":                         "ab",
+		"x\x1b]8;;http://e\x1b\\link\x1b]8;;\x1b\\y": "xlinky",
+		"over\rwrite\x08\x7f":                        "overwrite",
+		"c1\u0085\u009bend":                          "c1end",
+	} {
+		if got := clean(in); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A task with no text to answer is rejected with a reason, as mm -p "" is
+// refused, and no turn runs: a message with no parts, or with only blank
+// text.
+func TestEmptyPrompt(t *testing.T) {
+	turns := 0
+	var mu sync.Mutex
+	agent := turnFunc(func(ctx context.Context, task Task) relay.AskResponse {
+		mu.Lock()
+		turns++
+		mu.Unlock()
+		return echo(ctx, task)
+	})
+	base := serve(t, &Server{Agent: agent})
+	for _, parts := range []string{`[]`, `[{"kind":"text","text":""}]`, `[{"kind":"text","text":" \n\t"}]`} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m1","parts":` + parts + `}}}`
+		res, err := http.Post(base, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Result *a2a.Task `json:"result"`
+			Error  any       `json:"error"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&out)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case out.Error != nil:
+			// The SDK's own validation refused it: fine, no turn either.
+		case out.Result == nil || out.Result.Status.State != a2a.TaskStateRejected || out.Result.Status.Message == nil || textOf(out.Result.Status.Message.Parts) != ErrEmptyPrompt:
+			t.Errorf("parts %s: result %+v, want rejected with %q", parts, out.Result, ErrEmptyPrompt)
+		}
+	}
+	a := &Agent{Name: "rev", URL: base}
+	resp := a.Ask(context.Background(), relay.AskRequest{Agent: "rev", Prompt: "  ", Depth: 1})
+	if resp.Status != relay.Failed || resp.Error != ErrEmptyPrompt {
+		t.Errorf("ask with a blank question: %+v, want the error %q", resp, ErrEmptyPrompt)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if turns != 0 {
+		t.Errorf("%d turns ran on an empty prompt", turns)
+	}
+}

@@ -262,6 +262,9 @@ func (s *Server) lookup(id a2a.TaskID) *task {
 	return s.tasks[id]
 }
 
+// ErrEmptyPrompt is why a task whose message has no text is rejected.
+const ErrEmptyPrompt = "the prompt is empty: send the question as a text part of the message"
+
 // executor is the SDK's AgentExecutor for the served agent.
 type executor struct{ s *Server }
 
@@ -297,8 +300,19 @@ func (s *Server) start(ctx context.Context, rc *a2asrv.RequestContext, q eventqu
 		ev.Metadata = map[string]any{OutcomeKey: toMap(outcome{Status: outcomeFailed, Error: msg})}
 		return q.Write(ctx, ev)
 	}
+	prompt := textOf(rc.Message.Parts)
+	if strings.TrimSpace(prompt) == "" {
+		// As mm -p "" is refused: a turn on nothing would only spend the
+		// model's time on a guess.
+		s.mu.Unlock()
+		s.logf("task %s depth %d: refused, %s", short(info.TaskID), depth, ErrEmptyPrompt)
+		ev := a2a.NewStatusUpdateEvent(info, a2a.TaskStateRejected, agentText(info, ErrEmptyPrompt))
+		ev.Final = true
+		ev.Metadata = map[string]any{OutcomeKey: toMap(outcome{Status: outcomeFailed, Error: ErrEmptyPrompt})}
+		return q.Write(ctx, ev)
+	}
 	t := &task{
-		s: s, info: info, depth: depth, prompt: textOf(rc.Message.Parts),
+		s: s, info: info, depth: depth, prompt: prompt,
 		started: time.Now(), finished: make(chan struct{}), pumping: true,
 		box: newMailbox(),
 	}

@@ -44,9 +44,18 @@ func (a *app) serveA2A(ctx context.Context, addr string) error {
 		auth = "bearer token required (" + tokenVar + ")"
 	}
 	fmt.Fprintf(a.io.Err, "mm -a2a: serving %s at http://%s/ · card /.well-known/agent-card.json · %s\n", name, ln.Addr(), auth)
+	if srv.Token == "" && !loopback(ln.Addr()) {
+		fmt.Fprintf(a.io.Err, "mm -a2a: warning: %s is not a loopback address and %s is not set: anyone who can reach the port can run this agent and its tools; set %s, or listen on 127.0.0.1\n", addr, tokenVar, tokenVar)
+	}
 	err = srv.Serve(ctx, ln)
 	fmt.Fprintln(a.io.Err, "mm -a2a: stopped")
 	return err
+}
+
+// loopback says addr is reachable from this machine alone.
+func loopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 func listenCause(err error) string {

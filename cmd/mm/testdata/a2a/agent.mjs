@@ -10,6 +10,7 @@
 // /a2a/jsonrpc on 127.0.0.1:PORT, writes "ready" to RECORD.ready once
 // listening, and appends one JSON line to RECORD per thing it received:
 //
+//   {"rpc":"<JSON-RPC method>"}                      (every JSON-RPC request)
 //   {"execute":{"text":"…","metadata":{…},"authorization":"Bearer …","taskId":"…"}}
 //   {"cancel":"<taskId>"}
 //   {"refused":"<authorization header or null>"}     (a request without TOKEN, when given)
@@ -17,6 +18,15 @@
 // What it answers depends on the question:
 //   - "slow …": it works until tasks/cancel, then ends the task canceled;
 //   - "fail …": the task fails with "the JS agent failed on purpose";
+//   - "ask …": the task waits for free-text input (input-required, "Which
+//     branch should I deploy?", no mm metadata), and asks again whatever
+//     the answer;
+//   - "rewrite …": the answer comes as "Hel" (append), "Hello" (append
+//     false: a replacement that only adds), " world" (append);
+//   - "redo …": "Draft" (append), " answer" (append), "Final answer"
+//     (append false: a replacement of text already sent), "." (append);
+//   - "ctl …": the answer and progress message carry escape sequences and
+//     control characters; "ctlfail …": so does the reason of a failure;
 //   - anything else: "JS agent says: <question>", streamed in two pieces.
 // SIGINT or SIGTERM stops it (exit 0).
 
@@ -65,6 +75,7 @@ const status = (taskId, contextId, state, text) => server.AgentEvent.statusUpdat
 });
 
 const cancelled = new Map(); // taskId → resolve of the wait
+const asking = new Map(); // taskId → contextId of the tasks of "ask …", which ask on and on
 
 class Agent {
   async execute(ctx, bus) {
@@ -87,26 +98,60 @@ class Agent {
       bus.publish(status(taskId, contextId, TaskState.TASK_STATE_CANCELED));
       return;
     }
+    if (text.startsWith("ask") || asking.has(taskId)) {
+      asking.set(taskId, contextId);
+      bus.publish(status(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, "Which branch should I deploy?"));
+      return;
+    }
+    if (text.startsWith("ctlfail")) {
+      bus.publish(status(taskId, contextId, TaskState.TASK_STATE_FAILED, "the JS agent \x1b[31mfailed\x1b[0m\x07 on\r purpose\x1b]0;owned\x07"));
+      return;
+    }
     if (text.startsWith("fail")) {
       bus.publish(status(taskId, contextId, TaskState.TASK_STATE_FAILED, "the JS agent failed on purpose"));
       return;
     }
-    const answer = `JS agent says: ${text}`;
-    const half = Math.floor(answer.length / 2);
     const artifactId = crypto.randomUUID();
     const piece = (s, append, lastChunk) => server.AgentEvent.artifactUpdate({
       taskId, contextId, append, lastChunk, metadata: undefined,
       artifact: { artifactId, name: "answer", description: "", parts: [textPart(s)], metadata: undefined, extensions: [] },
     });
+    const pieces = async (list) => {
+      for (const [s, append, last] of list) {
+        bus.publish(piece(s, append, last));
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      bus.publish(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED));
+    };
+    if (text.startsWith("rewrite")) {
+      await pieces([["Hel", true, false], ["Hello", false, false], [" world", true, true]]);
+      return;
+    }
+    if (text.startsWith("redo")) {
+      await pieces([["Draft", true, false], [" answer", true, false], ["Final answer", false, false], [".", true, true]]);
+      return;
+    }
+    if (text.startsWith("ctl")) {
+      bus.publish(status(taskId, contextId, TaskState.TASK_STATE_WORKING, "\x1b[2Jthinking\x07"));
+      await pieces([["JS \x1b[31mred\x1b[0m agent\x07 says\r: ", false, false], ["ok\x1b]0;owned\x07\u009b!", true, true]]);
+      return;
+    }
+    const answer = `JS agent says: ${text}`;
+    const half = Math.floor(answer.length / 2);
     bus.publish(piece(answer.slice(0, half), false, false));
     await new Promise((r) => setTimeout(r, 20));
     bus.publish(piece(answer.slice(half), true, true));
     bus.publish(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED));
   }
 
-  async cancelTask(taskId) {
+  async cancelTask(taskId, bus) {
     log({ cancel: taskId });
     cancelled.get(taskId)?.();
+    if (asking.has(taskId)) {
+      // No execution is running to end it: the task waits for input.
+      bus.publish(status(taskId, asking.get(taskId), TaskState.TASK_STATE_CANCELED));
+      asking.delete(taskId);
+    }
   }
 }
 
@@ -119,6 +164,10 @@ app.use("/a2a/jsonrpc", (req, res, next) => {
     res.status(401).json({ error: "unauthorized" });
     return;
   }
+  next();
+});
+app.use("/a2a/jsonrpc", express.json(), (req, res, next) => {
+  log({ rpc: req.body?.method ?? null });
   next();
 });
 app.use("/a2a/jsonrpc", serverExpress.jsonRpcHandler({ requestHandler: handler, userBuilder: serverExpress.UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
