@@ -184,3 +184,47 @@ func TestReadmeCommandsTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipsAreNamedOrFail runs a script that needs tmux as if tmux were
+// missing, in a run of this test binary of its own: without MM_REQUIRE_ALL
+// the run passes and its end names the skipped script, its need and the
+// command that provides it; with MM_REQUIRE_ALL=1 (as CI and the README's
+// test command set it) the run fails, saying what to install. A skipped
+// test is not a passed test.
+func TestSkipsAreNamedOrFail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary again")
+	}
+	run := func(requireAll bool) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestScripts$/^tui_markdown$", "-test.count=1")
+		var env []string
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, requireAllEnv+"=") {
+				env = append(env, kv)
+			}
+		}
+		env = append(env, hideNeedsEnv+"=tmux")
+		if requireAll {
+			env = append(env, requireAllEnv+"=1")
+		}
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run(false)
+	if err != nil {
+		t.Fatalf("without %s, a run that skips should pass: %v\n%s", requireAllEnv, err, out)
+	}
+	for _, want := range []string{"cmd/mm: 1 end-to-end script(s) SKIPPED:\n", "  1 need tmux: apt-get install tmux\n", "(set MM_REQUIRE_ALL=1 to make a skip a failure, as CI does)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the run's end does not say %q:\n%s", want, out)
+		}
+	}
+	out, err = run(true)
+	if err == nil {
+		t.Fatalf("with %s=1, a script that would skip should fail the run:\n%s", requireAllEnv, out)
+	}
+	if !strings.Contains(out, "tmux is missing and MM_REQUIRE_ALL is set: run apt-get install tmux") {
+		t.Errorf("the failure does not say what to install:\n%s", out)
+	}
+}
