@@ -61,20 +61,8 @@ func (s *session) advertise(ctx context.Context) error {
 // that cannot run (no mmConfigs, no question) is an error the editor
 // shows; a denied or failed relay ends the call failed, with why.
 func (s *session) relay(ctx context.Context, line string) (acp.PromptResponse, error) {
-	s.turnMu.Lock()
-	defer s.turnMu.Unlock()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.mu.Lock()
-	s.turns++
-	v := newView(s, s.turns)
-	s.cur, s.cancel = v, cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cur, s.cancel = nil, nil
-		s.mu.Unlock()
-	}()
+	ctx, v, endTurn := s.beginTurn(ctx)
+	defer endTurn()
 	name, question, withContext, _ := frontend.ParseAsk(line)
 	if s.here.Relay == nil {
 		return acp.PromptResponse{}, errFailed(frontend.ErrNoAgents)

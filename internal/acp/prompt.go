@@ -52,23 +52,31 @@ func (srv *server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 	return acp.PromptResponse{}, errFailed(res.Err)
 }
 
-// generate runs the turn, one at a time in the session, with a context
-// session/cancel can cancel.
-func (s *session) generate(ctx context.Context, prompt string) orchestrator.TurnResult {
+// beginTurn starts a turn of the session (a prompt, or an /ask… line): one
+// at a time (turnMu), with a context session/cancel can cancel and the
+// view its events go to. end undoes it all, in the reverse order.
+func (s *session) beginTurn(ctx context.Context) (context.Context, *view, func()) {
 	s.turnMu.Lock()
-	defer s.turnMu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	s.mu.Lock()
 	s.turns++
 	v := newView(s, s.turns)
 	s.cur, s.cancel = v, cancel
 	s.mu.Unlock()
-	defer func() {
+	return ctx, v, func() {
 		s.mu.Lock()
 		s.cur, s.cancel = nil, nil
 		s.mu.Unlock()
-	}()
+		cancel()
+		s.turnMu.Unlock()
+	}
+}
+
+// generate runs the turn, one at a time in the session, with a context
+// session/cancel can cancel.
+func (s *session) generate(ctx context.Context, prompt string) orchestrator.TurnResult {
+	ctx, v, endTurn := s.beginTurn(ctx)
+	defer endTurn()
 	return s.mm.Generate(ctx, prompt, v.show)
 }
 
