@@ -66,9 +66,9 @@ func main() {
 	}
 	if *asJSON {
 		json.NewEncoder(os.Stdout).Encode(res.figures())
-		return
+	} else {
+		res.print(os.Stdout)
 	}
-	res.print(os.Stdout)
 	if missed := res.missed(); *check && len(missed) > 0 {
 		fmt.Fprintf(os.Stderr, "relaycost: missed: %s\n", strings.Join(missed, "; "))
 		bins.Close() // os.Exit runs no deferred call

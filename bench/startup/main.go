@@ -61,9 +61,9 @@ func main() {
 	}
 	if *asJSON {
 		json.NewEncoder(os.Stdout).Encode(res.figures())
-		return
+	} else {
+		res.print(os.Stdout)
 	}
-	res.print(os.Stdout)
 	if r := res.ratio(res.version); *check && r > VersionTarget {
 		fmt.Fprintf(os.Stderr, "startup: missed: mm version %.2fx > %.0fx\n", r, VersionTarget)
 		bins.Close() // os.Exit runs no deferred call
