@@ -1,8 +1,11 @@
 package hookadapt
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/mm-agent/mm/hooks"
 )
@@ -38,10 +41,16 @@ type askCall struct {
 	input   json.RawMessage // the agent's arguments
 	ask     hooks.Ask
 	message string // Claude Code's prompt: what the asked agent receives
+	// id stands for the tool call's id (tool_use_id), which a relay does
+	// not have: the same for a relay's preAsk and postAsk (unless a preAsk
+	// hook replaced the question), different for another question or
+	// agent, so that a hook keeping state by the id does not mix relays.
+	id string
 }
 
 func (a Agent) askCall(ask *hooks.Ask) *askCall {
-	c := &askCall{agent: a, ask: *ask}
+	sum := sha256.Sum256([]byte(ask.Agent + "\x00" + strconv.Itoa(ask.Depth) + "\x00" + ask.Prompt))
+	c := &askCall{agent: a, ask: *ask, id: "ask_" + hex.EncodeToString(sum[:8])}
 	if a == ClaudeCode {
 		c.name = claudeTask
 		c.message = ask.Prompt

@@ -36,12 +36,12 @@ func (a Agent) claudeInput(t *Translated) object {
 		o = append(o, field{"tool_name", t.call.name}, field{"tool_input", t.call.input},
 			field{"tool_response", a.toolResponse(t.call, in.Output)}, field{"tool_use_id", in.Tool.ID})
 	case hooks.PreAsk:
-		o = append(o, field{"tool_name", t.ask.name}, field{"tool_input", t.ask.input}, field{"tool_use_id", ""})
+		o = append(o, field{"tool_name", t.ask.name}, field{"tool_input", t.ask.input}, field{"tool_use_id", t.ask.id})
 	case hooks.PostAsk:
 		// The answer as text: mm has the asked agent's answer, not Claude
 		// Code's Task result object.
 		o = append(o, field{"tool_name", t.ask.name}, field{"tool_input", t.ask.input},
-			field{"tool_response", in.Answer}, field{"tool_use_id", ""})
+			field{"tool_response", in.Answer}, field{"tool_use_id", t.ask.id})
 	case hooks.PostGeneration:
 		var last any = in.Answer
 		if a == Codex && in.Answer == "" {
@@ -187,7 +187,7 @@ func (t *Translated) claudeReply(res Result) (Reply, error) {
 			return Reply{}, fmt.Errorf("continue: false on %s would end the turn; mm's %s cannot", t.Name, t.Event)
 		}
 		var answer *string
-		if t.Event == hooks.PostAsk && present(spec.UpdatedToolOutput) {
+		if t.Event == hooks.PostAsk && t.Agent == Codex && present(spec.UpdatedToolOutput) {
 			// Codex replaces the tool's output: on postAsk, the answer.
 			var s string
 			if err := json.Unmarshal(spec.UpdatedToolOutput, &s); err != nil {
