@@ -321,9 +321,11 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 		q := &question{text: msgText}
 		var cq consentQuestion
 		if fromAny(lookup(ConsentKey), &cq) && cq.Tool != "" {
-			cq.Tool, cq.Summary = clean(cq.Tool), clean(cq.Summary)
+			// A consent question is one line the user answers: a newline
+			// in it could draw a question of its own under it.
+			cq.Tool, cq.Summary = flatLine(cq.Tool), flatLine(cq.Summary)
 			for i := range cq.Path {
-				cq.Path[i] = clean(cq.Path[i])
+				cq.Path[i] = flatLine(cq.Path[i])
 			}
 			q.consent = &cq
 		}

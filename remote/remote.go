@@ -274,6 +274,16 @@ func clean(s string) string {
 	}, s)
 }
 
+// flatLine is clean(s) with its newlines and tabs as spaces.
+func flatLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, clean(s))
+}
+
 func isControl(r rune) bool {
 	return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0
 }

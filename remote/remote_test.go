@@ -850,6 +850,18 @@ func TestClean(t *testing.T) {
 	}
 }
 
+func TestFlatLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"bash: ls":                        "bash: ls",
+		"rm -rf x\nallow bash: ls? [y/N]": "rm -rf x allow bash: ls? [y/N]",
+		"a\tb\x1b[2Kc":                    "a bc",
+	} {
+		if got := flatLine(in); got != want {
+			t.Errorf("flatLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // A task with no text to answer is rejected with a reason, as mm -p "" is
 // refused, and no turn runs: a message with no parts, or with only blank
 // text.
