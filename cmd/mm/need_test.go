@@ -22,6 +22,10 @@ const requireAllEnv = "MM_REQUIRE_ALL"
 // without them does.
 const hideNeedsEnv = "MM_TEST_HIDE_NEEDS"
 
+// reuseBinDirEnv gives such a run the directory of the binaries its
+// parent built, so that it does not build them again.
+const reuseBinDirEnv = "MM_TEST_BIN_DIR"
+
 // A need is something a script can require with a condition of its name,
 // written at its top as
 //

@@ -203,7 +203,7 @@ func TestSkipsAreNamedOrFail(t *testing.T) {
 				env = append(env, kv)
 			}
 		}
-		env = append(env, hideNeedsEnv+"=tmux")
+		env = append(env, hideNeedsEnv+"=tmux", reuseBinDirEnv+"="+binDir)
 		if requireAll {
 			env = append(env, requireAllEnv+"=1")
 		}
