@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -23,22 +24,36 @@ import (
 
 // CommandPaths are the existing regular files a shell command names, as
 // mm computes them for a hook or an MCP server's command: the command is
-// split into words at blanks and shell operators, quotes are dropped,
-// $MM_CONFIG_DIR and ${MM_CONFIG_DIR} become configDir, a leading ~/
-// the home directory, and the part after '=' of NAME=value is a word too.
-// A word that looks like a path (it holds a '/' or a '.' after its first
-// character) is taken as it is when absolute, else against configDir and
-// against sessionDir; those that exist as regular files are returned, once
-// each (New resolves their symbolic links).
+// split into words at blanks and shell operators, quotes and backslashes
+// are dropped (so the words of a `sh -c '…'` script are words too), the
+// variables whose value mm knows without running anything are expanded,
+// plain or in braces — $MM_CONFIG_DIR to configDir; $CLAUDE_PROJECT_DIR,
+// $GEMINI_PROJECT_DIR (what `mm hooks adapt` sets for the command it
+// wraps: the hook's cwd) and $PWD to sessionDir; $HOME and a leading ~/
+// to the home directory — and the part after '=' of NAME=value is a word
+// too. A word that looks like a path (it holds a '/' or a '.' after its
+// first character) is taken as it is when absolute, else against
+// configDir and against sessionDir; those that exist as regular files are
+// returned, once each (New resolves their symbolic links).
 func CommandPaths(command, configDir, sessionDir string) []string {
-	command = strings.NewReplacer("${MM_CONFIG_DIR}", configDir, "$MM_CONFIG_DIR", configDir).Replace(command)
+	home, _ := os.UserHomeDir()
+	known := map[string]string{
+		"MM_CONFIG_DIR": configDir, "CLAUDE_PROJECT_DIR": sessionDir, "GEMINI_PROJECT_DIR": sessionDir,
+		"PWD": sessionDir, "HOME": home,
+	}
+	command = knownVar.ReplaceAllStringFunc(command, func(v string) string {
+		m := knownVar.FindStringSubmatch(v)
+		if val := known[m[1]+m[2]]; val != "" {
+			return val
+		}
+		return v
+	})
 	words := strings.FieldsFunc(command, func(r rune) bool {
 		return strings.ContainsRune(" \t\n;|&<>()`", r)
 	})
-	home, _ := os.UserHomeDir()
 	var out []string
 	for _, w := range words {
-		w = strings.NewReplacer(`"`, "", `'`, "").Replace(w)
+		w = strings.NewReplacer(`"`, "", `'`, "", `\`, "").Replace(w)
 		if i := strings.IndexByte(w, '='); i >= 0 && !strings.Contains(w[:i], "/") {
 			w = w[i+1:]
 		}
@@ -65,6 +80,10 @@ func CommandPaths(command, configDir, sessionDir string) []string {
 	}
 	return out
 }
+
+// knownVar is a variable CommandPaths expands: $NAME (not the start of a
+// longer name) or ${NAME}.
+var knownVar = regexp.MustCompile(`\$(?:\{(MM_CONFIG_DIR|CLAUDE_PROJECT_DIR|GEMINI_PROJECT_DIR|PWD|HOME)\}|(MM_CONFIG_DIR|CLAUDE_PROJECT_DIR|GEMINI_PROJECT_DIR|PWD|HOME)\b)`)
 
 // looksLikePath: a word holding a '/', or a '.' after its first character
 // (guard.js; not -c, not jq's .field).

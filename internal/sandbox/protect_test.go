@@ -37,8 +37,19 @@ func TestCommandPaths(t *testing.T) {
 		{`cd sub&&python3 'scripts/lint.py'|jq -r .ok`, []string{filepath.Join(sess, "scripts", "lint.py")}},
 		{`GUARD=./check.sh sh -c "$GUARD" <` + abs, []string{filepath.Join(cfg, "check.sh"), abs}},
 		{`python3 -c x`, nil},
+		// What mm hooks import writes: the variables the adapter sets, inside sh -c.
+		{`"$MM_BIN" hooks adapt claude-code -- sh -c 'python3 "$CLAUDE_PROJECT_DIR"/scripts/lint.py'`, []string{filepath.Join(sess, "scripts", "lint.py")}},
+		{`sh -c "node \"${GEMINI_PROJECT_DIR}/scripts/lint.py\""`, []string{filepath.Join(sess, "scripts", "lint.py")}},
+		{`sh $PWD/scripts/lint.py; cat $PWDX/scripts/lint.py`, []string{filepath.Join(sess, "scripts", "lint.py")}},
 		{`sh missing.sh; cat hooks`, nil}, // missing; a directory
 	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	touch(t, filepath.Join(home, ".mm", "g.sh"))
+	tests = append(tests, struct {
+		command string
+		want    []string
+	}{`sh "${HOME}/.mm/g.sh" && sh $HOME/.mm/g.sh`, []string{filepath.Join(home, ".mm", "g.sh")}})
 	for _, tt := range tests {
 		if got := CommandPaths(tt.command, cfg, sess); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("CommandPaths(%q) = %q, want %q", tt.command, got, tt.want)
