@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -91,16 +94,94 @@ func looksLikePath(w string) bool {
 	return len(w) > 1 && (strings.Contains(w, "/") || strings.Contains(w[1:], "."))
 }
 
-// gitPaths are dir's .git/hooks and .git/config when they exist (a .git
-// directory, not the file of a worktree, whose repository lies elsewhere).
+// gitNames are what git, run in a repository, reads to know what to
+// run: config (core.hooksPath, core.fsmonitor, aliases, filter drivers),
+// hooks/, commondir (which moves config and hooks elsewhere),
+// config.worktree (read with extensions.worktreeConfig), worktrees/ (each
+// linked worktree's own commondir and config) and modules/ (each
+// submodule's config and hooks). info/ is not among them: its attributes
+// only name filter and diff drivers, which config defines, as
+// .gitattributes in the work tree does.
+var gitNames = []string{"config", "hooks", "commondir", "config.worktree", "worktrees", "modules"}
+
+// gitWatched are the gitNames that must not appear during a command when
+// they did not exist before it: each would make git run, or find, what
+// the command chose. worktrees/ and modules/ are left out: git reads them
+// only from a linked worktree or a submodule, whose .git file in the work
+// tree is writable anyway.
+var gitWatched = []string{"config", "hooks", "commondir", "config.worktree"}
+
+// gitDir is dir's .git when it is a directory (not the file of a
+// worktree, whose repository lies elsewhere); "" otherwise.
+func gitDir(dir string) string {
+	g := filepath.Join(dir, ".git")
+	if st, err := os.Lstat(g); err == nil && st.IsDir() {
+		return g
+	}
+	return ""
+}
+
+// gitPaths are dir's .git paths of gitNames that exist.
 func gitPaths(dir string) []string {
+	g := gitDir(dir)
+	if g == "" {
+		return nil
+	}
 	var out []string
-	for _, p := range []string{filepath.Join(dir, ".git", "hooks"), filepath.Join(dir, ".git", "config")} {
-		if _, err := os.Lstat(p); err == nil {
+	for _, n := range gitNames {
+		if _, err := os.Lstat(filepath.Join(g, n)); err == nil {
+			out = append(out, filepath.Join(g, n))
+		}
+	}
+	return out
+}
+
+// gitMissing are dir's .git paths of gitWatched that do not exist: a bind
+// mount cannot keep a file from being made, so the file tools refuse them
+// and Watch removes them after a bash command that made one.
+func gitMissing(dir string) []string {
+	g := gitDir(dir)
+	if g == "" {
+		return nil
+	}
+	var out []string
+	for _, n := range gitWatched {
+		p := filepath.Join(g, n)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// Watch notes, before a command working in dir runs inside the sandbox,
+// the git paths it must not make (gitMissing); the function it returns,
+// called once the command and everything it started have ended (the
+// sandbox's process namespace dies with it), removes those the command
+// made and says so in a line for the model, "" when there was none. It
+// does nothing for nil or outside workspace mode.
+func (s *Sandbox) Watch(dir string) func() string {
+	if s == nil || s.policy.Mode != Workspace {
+		return func() string { return "" }
+	}
+	missing := gitMissing(realOrClean(dir))
+	return func() string {
+		var removed []string
+		for _, p := range missing {
+			if _, err := os.Lstat(p); err != nil {
+				continue
+			}
+			if err := os.RemoveAll(p); err != nil {
+				removed = append(removed, p+" (could not remove it: "+err.Error()+")")
+				continue
+			}
+			removed = append(removed, p)
+		}
+		if len(removed) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("[sandbox: removed %s, made by this command: git reads it to know what to run, outside the sandbox]\n", strings.Join(removed, ", "))
+	}
 }
 
 // rootOf is the innermost of writable that holds path below it; "" for
