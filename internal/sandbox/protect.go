@@ -236,6 +236,18 @@ func (s *Sandbox) Protected(dir string) []string {
 	return cleanProtected(append(append([]string(nil), s.protect...), gitPaths(dir)...))
 }
 
+// With is s protecting the paths protect as well (an editor session's
+// folder has its own: its hooks name files relative to it); s itself is
+// unchanged. nil for nil.
+func (s *Sandbox) With(protect ...string) *Sandbox {
+	if s == nil {
+		return nil
+	}
+	t := *s
+	t.protect = cleanProtected(append(append([]string(nil), s.protect...), protect...))
+	return &t
+}
+
 // mounts are, for a command working in dir, the protected paths that lie
 // in a directory it may write (the others are read-only already), and the
 // directories between that directory and each of them. Each protected
