@@ -82,6 +82,9 @@ type Agent struct {
 	parts *parts
 	dir   string
 	depth int
+	// box is the sandbox of the tools working in dir, protecting what
+	// dir's hooks name (In recomputes it); nil for none.
+	box *sandbox.Sandbox
 	// system is the system instructions in dir: the config's system:,
 	// then dir's AGENTS.md when agentsFile is on; agentsFile says one was
 	// read (the banner says so).
@@ -152,13 +155,18 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	// not working stops mm here, before any hook, server or tool runs.
 	// What mm runs outside the sandbox (hook scripts, config files) is
 	// kept out of the model's reach under it.
+	// So is what the asking agents' sandboxes protect (MM_SANDBOX_PROTECT):
+	// an asked agent's bash works in the same directory.
 	var protect []string
 	if cfg.Sandbox.Mode != sandbox.Off && cfg.Sandbox.Mode != "" {
-		protect = protectedPaths(cfg, dir)
+		protect = append(protectedPaths(cfg, dir), opts.Env.Protect...)
 	}
 	box, err := sandbox.New(context.Background(), cfg.Sandbox, dir, protect...)
 	if err != nil {
 		return nil, err
+	}
+	if box != nil {
+		opts.Env.Protect = box.Protected(dir) // what the agents this one asks protect too
 	}
 	if _, err := tools.Sandboxed(cfg.Tools, dir, box); err != nil {
 		return nil, &config.Error{Path: cfg.Path, Msg: "tools: " + err.Error()}
@@ -189,7 +197,7 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	if opts.MCP && len(cfg.MCPServers) > 0 {
 		p.mcp = mcptools.Start(context.Background(), cfg.MCPServers, dir, opts.Env.For(cfg.File, opts.Env.Depth), opts.Version, func(msg string) { fmt.Fprintln(notices, msg) })
 	}
-	a := &Agent{parts: p, dir: dir, depth: opts.Env.Depth, owner: true, system: system, agentsFile: read}
+	a := &Agent{parts: p, dir: dir, depth: opts.Env.Depth, box: box, owner: true, system: system, agentsFile: read}
 	a.assemble(nil)
 	if opts.Log != nil {
 		opts.Log.Info("agent built", "config", cfg.File, "dir", dir, "model", cfg.Model,
@@ -212,17 +220,23 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 // (the tools' names would be the same).
 func (a *Agent) In(dir string, servers map[string]config.MCPServer) (*Agent, error) {
 	dir = filepath.Clean(dir)
-	if _, err := tools.Sandboxed(a.parts.cfg.Tools, dir, a.parts.box); err != nil {
+	// The hooks run in dir: what they name relative to it is protected
+	// there (the session's .git is the sandbox's own, per command).
+	box := a.parts.box
+	if box != nil {
+		box = box.With(protectedPaths(a.parts.cfg, dir)...)
+	}
+	if _, err := tools.Sandboxed(a.parts.cfg.Tools, dir, box); err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
 	}
 	system, read, err := instructions(a.parts.cfg, dir)
 	if err != nil {
 		return nil, err
 	}
-	b := &Agent{parts: a.parts, dir: dir, depth: a.depth, system: system, agentsFile: read}
+	b := &Agent{parts: a.parts, dir: dir, depth: a.depth, box: box, system: system, agentsFile: read}
 	if own := a.parts.sessionServers(servers); len(own) > 0 {
 		p := a.parts
-		b.mcp = mcptools.Start(context.Background(), own, dir, p.opts.Env.For(p.cfg.File, a.depth), p.opts.Version,
+		b.mcp = mcptools.Start(context.Background(), own, dir, b.env().For(p.cfg.File, a.depth), p.opts.Version,
 			func(msg string) { fmt.Fprintln(p.notices, msg) })
 	}
 	b.assemble(nil)
@@ -275,7 +289,7 @@ func instructions(cfg *config.Config, dir string) (system string, read bool, err
 // everything with a, the asked agents' processes included; it has
 // nothing of its own to close.
 func (a *Agent) At(depth int, c orchestrator.Consent) *Agent {
-	b := &Agent{parts: a.parts, dir: a.dir, depth: depth, shared: true, system: a.system, agentsFile: a.agentsFile, mcp: a.mcp}
+	b := &Agent{parts: a.parts, dir: a.dir, depth: depth, box: a.box, shared: true, system: a.system, agentsFile: a.agentsFile, mcp: a.mcp}
 	b.assemble(a.sup)
 	b.SetConsent(c)
 	return b
@@ -290,13 +304,24 @@ func (a *Agent) Turn(ctx context.Context, prompt string, show func(orchestrator.
 	return relay.FromTurn(orchestrator.NewSession(&agent).Generate(ctx, prompt, show))
 }
 
+// env is the environment a's processes get: mm's, with the paths a's
+// sandbox protects in a's directory (MM_SANDBOX_PROTECT) when it has one.
+func (a *Agent) env() Env {
+	e := a.parts.opts.Env
+	if a.box != nil {
+		e.Protect = a.box.Protected(a.dir)
+	}
+	return e
+}
+
 // assemble builds the orchestrator's agent and the relay for a's directory
 // and depth from the shared parts; sup, when not nil, runs the asked
 // agents (else a supervisor of a's own is made).
 func (a *Agent) assemble(sup *agentproc.Supervisor) {
 	p, cfg := a.parts, a.parts.cfg
-	env := p.opts.Env.For(cfg.File, a.depth)
-	builtin, _ := tools.New(cfg.Tools, tools.Config{Dir: a.dir, Sandbox: p.box, Env: env}) // checked by New and In
+	e := a.env()
+	env := e.For(cfg.File, a.depth)
+	builtin, _ := tools.New(cfg.Tools, tools.Config{Dir: a.dir, Sandbox: a.box, Env: env}) // checked by New and In
 	ts := make([]orchestrator.Tool, 0, len(builtin)+1)
 	for _, t := range builtin {
 		ts = append(ts, t)
@@ -324,7 +349,7 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 		if sup == nil && len(cfg.RemoteAgents) < len(cfg.MMConfigs) {
 			sup = &agentproc.Supervisor{
 				Bin: p.opts.Env.Bin, Dir: a.dir, Stderr: p.notices, Log: p.opts.Log,
-				Env: func(depth int) []string { return p.opts.Env.For(cfg.File, depth) },
+				Env: func(depth int) []string { return e.For(cfg.File, depth) },
 			}
 		}
 		a.sup = sup

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -25,6 +26,12 @@ const (
 	// it to what it starts, so an asked agent's process — or an mm run from
 	// a hook — logs to the same file.
 	LogVar = "MM_LOG"
+	// ProtectVar lists, separated by the OS's path-list separator, the
+	// paths the asking agent's sandbox keeps read-only: an asked agent
+	// under a sandbox of its own keeps them read-only too, since its
+	// bash works in the same directory and the asking agent runs what
+	// they name (its hooks, its config) outside any sandbox.
+	ProtectVar = "MM_SANDBOX_PROTECT"
 )
 
 // childVarPrefix starts the variables an asked agent's process gets from
@@ -45,6 +52,9 @@ type Env struct {
 	Depth int
 	// Log is the diagnostics log file (MM_LOG, or --log); "" for none.
 	Log string
+	// Protect are the protected paths of the sandboxes above (MM_SANDBOX_PROTECT
+	// as inherited, then the agent's own: New sets them); nil for none.
+	Protect []string
 	// inherited is the environment without the variables mm sets.
 	inherited []string
 }
@@ -69,6 +79,9 @@ func ReadEnv(environ []string, bin string) (Env, error) {
 			continue
 		case LogVar:
 			e.Log = v
+			continue
+		case ProtectVar:
+			e.Protect = filepath.SplitList(v)
 			continue
 		case DepthVar:
 			d, err := ParseDepth(v)
@@ -99,7 +112,8 @@ func ParseDepth(v string) (int, error) {
 // For is the environment of a process started by the agent whose config
 // file is configFile (absolute; "" when it read none), at relay depth
 // depth: what mm inherited, then MM_BIN, MM_CONFIG and MM_ASK_DEPTH (and
-// MM_LOG when there is a log).
+// MM_LOG when there is a log, MM_SANDBOX_PROTECT when there are protected
+// paths).
 func (e Env) For(configFile string, depth int) []string {
 	out := make([]string, 0, len(e.inherited)+4)
 	out = append(out, e.inherited...)
@@ -111,6 +125,9 @@ func (e Env) For(configFile string, depth int) []string {
 	}
 	if configFile != "" {
 		out = append(out, ConfigVar+"="+configFile)
+	}
+	if len(e.Protect) > 0 {
+		out = append(out, ProtectVar+"="+strings.Join(e.Protect, string(filepath.ListSeparator)))
 	}
 	return append(out, DepthVar+"="+strconv.Itoa(depth))
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/internal/hookadapt"
 	"github.com/mm-agent/mm/internal/sandbox"
 )
 
@@ -14,7 +15,9 @@ import (
 // mmConfigs file (an asked agent reads its config, and runs its hooks,
 // unsandboxed by its parent's sandbox): the config file itself, its
 // structuredOutput file, the hooks/ directory next to it, and the files
-// its hook commands and MCP servers' commands name (sandbox.CommandPaths).
+// its hook commands and MCP servers' commands name (sandbox.CommandPaths),
+// and, for a hook that wraps `mm hooks adapt <agent>`, that agent's hook
+// directory and settings in dir (peerPaths).
 // An mmConfigs file that does not load is protected alone, with the
 // hooks/ next to it. The session directory's .git paths are the
 // sandbox's own (sandbox.Protected). AGENTS.md and skills are read as
@@ -38,6 +41,9 @@ func protectedPaths(cfg *config.Config, dir string) []string {
 					configDir = c.Dir
 				}
 				out = append(out, sandbox.CommandPaths(h.Command, configDir, dir)...)
+				if a, ok, _ := hookadapt.Wraps(h.Command); ok {
+					out = append(out, peerPaths(a, dir)...)
+				}
 			}
 		}
 		for _, s := range c.MCPServers {
@@ -70,6 +76,34 @@ func protectedPaths(cfg *config.Config, dir string) []string {
 		seen[cfg.File] = true
 	}
 	walk(cfg)
+	return out
+}
+
+// peerFiles are, for each agent `mm hooks adapt` speaks for, where that
+// agent keeps its hooks and the settings that name them, below the
+// project: what an adapted hook's script was written for, which `mm hooks
+// import` reads again and the agent itself runs.
+var peerFiles = map[hookadapt.Agent][]string{
+	hookadapt.ClaudeCode: {".claude/settings.json", ".claude/settings.local.json", ".claude/hooks"},
+	hookadapt.Gemini:     {".gemini/settings.json", ".gemini/hooks"},
+	hookadapt.Codex:      {".codex/config.toml", ".codex/hooks.json", ".codex/hooks"},
+}
+
+// peerPaths are the peerFiles of a (of every agent when a is "") that exist
+// in dir, the session directory.
+func peerPaths(a hookadapt.Agent, dir string) []string {
+	var out []string
+	for agent, files := range peerFiles {
+		if a != "" && agent != a {
+			continue
+		}
+		for _, f := range files {
+			p := filepath.Join(dir, filepath.FromSlash(f))
+			if _, err := os.Stat(p); err == nil {
+				out = append(out, p)
+			}
+		}
+	}
 	return out
 }
 

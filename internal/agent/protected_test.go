@@ -72,3 +72,30 @@ hooks:
 		t.Errorf("defaults protect %q", got)
 	}
 }
+
+// A hook `mm hooks import` wrote: the script it names through
+// $CLAUDE_PROJECT_DIR inside sh -c, and Claude Code's settings and hooks
+// directory in the session directory (not Gemini's: the hook adapts for
+// claude-code).
+func TestProtectedPathsAdapted(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	j := func(p string) string { return filepath.Join(dir, p) }
+	write(t, j("agent.yaml"), `model: llmman/test
+hooks:
+  preToolCall:
+    - command: "\"$MM_BIN\" hooks adapt claude-code -- sh -c 'python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.py'"
+`)
+	write(t, j(".claude/hooks/guard.py"), "")
+	write(t, j(".claude/settings.json"), "{}")
+	write(t, j(".gemini/settings.json"), "{}")
+	cfg, err := config.Load(j("agent.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := protectedPaths(cfg, dir)
+	sort.Strings(got)
+	want := []string{j(".claude/hooks"), j(".claude/hooks/guard.py"), j(".claude/settings.json"), j("agent.yaml")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("protected\n%q\nwant\n%q", got, want)
+	}
+}

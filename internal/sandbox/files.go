@@ -19,9 +19,12 @@ import (
 type Files struct {
 	mode  Mode
 	roots []string // absolute, symbolic links resolved
-	// protected are the sandbox's protected paths (Protected): refused,
-	// and so is anything below one.
-	protected []string
+	// box and dir give the protected paths, computed at each write as
+	// bash's are at each command (a .git/config made since counts):
+	// Protected(dir) and the git paths a command must not make
+	// (gitMissing), refused, and so is anything below one.
+	box *Sandbox
+	dir string
 }
 
 // Files is the file policy for tools working in dir; nil for a nil
@@ -37,13 +40,20 @@ func (s *Sandbox) Files(dir string) *Files {
 			f.roots = append(f.roots, d)
 		}
 		f.roots = append(f.roots, s.tmp)
-		for _, p := range s.Protected(d) {
-			if rootOf(f.roots, p) != "" { // below a writable directory; never one itself
-				f.protected = append(f.protected, p)
-			}
-		}
+		f.box, f.dir = s, d
 	}
 	return f
+}
+
+// protected are the paths f refuses now, and everything below them.
+func (f *Files) protected() []string {
+	var out []string
+	for _, p := range append(f.box.Protected(f.dir), gitMissing(f.dir)...) {
+		if rootOf(f.roots, p) != "" { // below a writable directory; never one itself
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // ProtectedError is a path the file tools may not write because mm runs
@@ -157,7 +167,7 @@ func (f *Files) open(path string) (*os.Root, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	for _, p := range f.protected {
+	for _, p := range f.protected() {
 		if within(p, real) {
 			return nil, "", &ProtectedError{Path: p}
 		}

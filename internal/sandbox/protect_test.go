@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -37,8 +38,19 @@ func TestCommandPaths(t *testing.T) {
 		{`cd sub&&python3 'scripts/lint.py'|jq -r .ok`, []string{filepath.Join(sess, "scripts", "lint.py")}},
 		{`GUARD=./check.sh sh -c "$GUARD" <` + abs, []string{filepath.Join(cfg, "check.sh"), abs}},
 		{`python3 -c x`, nil},
+		// What mm hooks import writes: the variables the adapter sets, inside sh -c.
+		{`"$MM_BIN" hooks adapt claude-code -- sh -c 'python3 "$CLAUDE_PROJECT_DIR"/scripts/lint.py'`, []string{filepath.Join(sess, "scripts", "lint.py")}},
+		{`sh -c "node \"${GEMINI_PROJECT_DIR}/scripts/lint.py\""`, []string{filepath.Join(sess, "scripts", "lint.py")}},
+		{`sh $PWD/scripts/lint.py; cat $PWDX/scripts/lint.py`, []string{filepath.Join(sess, "scripts", "lint.py")}},
 		{`sh missing.sh; cat hooks`, nil}, // missing; a directory
 	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	touch(t, filepath.Join(home, ".mm", "g.sh"))
+	tests = append(tests, struct {
+		command string
+		want    []string
+	}{`sh "${HOME}/.mm/g.sh" && sh $HOME/.mm/g.sh`, []string{filepath.Join(home, ".mm", "g.sh")}})
 	for _, tt := range tests {
 		if got := CommandPaths(tt.command, cfg, sess); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("CommandPaths(%q) = %q, want %q", tt.command, got, tt.want)
@@ -106,5 +118,58 @@ func TestFilesRefuseProtected(t *testing.T) {
 	}
 	if err := f.WriteFile(filepath.Join(dir, ".git", "description"), []byte("y")); err != nil {
 		t.Errorf(".git/description: %v", err)
+	}
+}
+
+// The file tools' protected paths are those of the moment, as bash's: a
+// .git/config made after the tool was built is refused, and so is a
+// .git/commondir that does not exist (git would read it).
+func TestFilesProtectedNow(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	tmp, _ := filepath.EvalSymlinks(t.TempDir())
+	s := &Sandbox{policy: Policy{Mode: Workspace}, tmp: tmp}
+	f := s.Files(dir)
+	touch(t, filepath.Join(dir, "notes.txt"))
+	if err := f.Check(filepath.Join(dir, ".git", "config")); err != nil {
+		t.Fatalf("before .git exists: %v", err)
+	}
+	touch(t, filepath.Join(dir, ".git", "config"))
+	for _, p := range []string{".git/config", ".git/commondir", ".git/hooks/pre-commit"} {
+		var pe *ProtectedError
+		if err := f.Check(filepath.Join(dir, p)); !errors.As(err, &pe) {
+			t.Errorf("%s: %v, want protected", p, err)
+		}
+	}
+	if err := f.Check(filepath.Join(dir, ".git", "index")); err != nil {
+		t.Errorf(".git/index: %v", err)
+	}
+}
+
+// Watch removes the git paths a command made that did not exist before
+// it, and only those.
+func TestWatch(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	s := &Sandbox{policy: Policy{Mode: Workspace}, tmp: t.TempDir()}
+	touch(t, filepath.Join(dir, ".git", "config"))
+	done := s.Watch(dir)
+	touch(t, filepath.Join(dir, ".git", "commondir"))
+	touch(t, filepath.Join(dir, ".git", "hooks", "pre-commit"))
+	touch(t, filepath.Join(dir, ".git", "index"))
+	note := done()
+	for _, p := range []string{"commondir", "hooks"} {
+		if _, err := os.Lstat(filepath.Join(dir, ".git", p)); err == nil {
+			t.Errorf(".git/%s left", p)
+		}
+	}
+	for _, p := range []string{"config", "index"} {
+		if _, err := os.Lstat(filepath.Join(dir, ".git", p)); err != nil {
+			t.Errorf(".git/%s: %v", p, err)
+		}
+	}
+	if want := "[sandbox: removed " + filepath.Join(dir, ".git", "hooks") + ", " + filepath.Join(dir, ".git", "commondir"); !strings.HasPrefix(note, want) {
+		t.Errorf("note %q, want it to start %q", note, want)
+	}
+	if note := s.Watch(dir)(); note != "" {
+		t.Errorf("nothing made: %q", note)
 	}
 }

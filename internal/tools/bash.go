@@ -76,6 +76,9 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) orchestrator.
 	cmd := exec.CommandContext(ctx, bash, "-c", *args.Command)
 	cmd.Dir = t.dir
 	t.box.Wrap(cmd)
+	// What the sandbox cannot keep from being made (git's commondir, say)
+	// is undone once nothing of the command is left, before any hook runs.
+	swept := t.box.Watch(t.dir)
 	cmd.Stdout = w // one *os.File for both: interleaved in the order written
 	cmd.Stderr = w
 	cmd.Env = t.env    // nil: mm's own
@@ -112,6 +115,12 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) orchestrator.
 	}
 
 	text := out.String()
+	if note := swept(); note != "" {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += note
+	}
 	if ctx.Err() != nil {
 		return orchestrator.CancelledResult(text)
 	}
