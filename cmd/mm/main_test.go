@@ -191,7 +191,15 @@ func cmdNopid(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	within, err := time.ParseDuration(args[0])
 	ts.Check(err)
+	// The file may have been seen by waitfile between its creation and
+	// its write (`echo $$ > FILE` opens, then writes): its pids are
+	// awaited, whole lines, within the same time.
+	deadline := time.Now().Add(within)
 	data, err := os.ReadFile(ts.MkAbs(args[1]))
+	for err == nil && !strings.HasSuffix(string(data), "\n") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		data, err = os.ReadFile(ts.MkAbs(args[1]))
+	}
 	ts.Check(err)
 	var pids []int
 	for _, f := range strings.Fields(string(data)) {
@@ -202,7 +210,6 @@ func cmdNopid(ts *testscript.TestScript, neg bool, args []string) {
 	if len(pids) == 0 {
 		ts.Fatalf("%s lists no pid", args[1])
 	}
-	deadline := time.Now().Add(within)
 	for {
 		var alive []int
 		for _, pid := range pids {
