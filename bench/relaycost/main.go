@@ -50,12 +50,13 @@ func main() {
 	n := flag.Int("n", 5, "runs of each case per round")
 	warmup := flag.Int("warmup", 3, "untimed runs of each case before the first round")
 	asJSON := flag.Bool("json", false, "print the figures as one JSON object")
+	cgo := flag.Bool("cgo", false, "build mm with cgo, as a plain go install does where a C compiler is found (default: as releases are, CGO_ENABLED=0)")
 	check := flag.Bool("check", false, "exit 1 when a target is missed")
 	flag.Parse()
 	if *rounds < 1 || *n < 1 {
 		fail(errors.New("-rounds and -n must be >= 1"))
 	}
-	bins, err := runs.Build(".")
+	bins, err := runs.Build(".", *cgo)
 	if err != nil {
 		fail(err)
 	}
