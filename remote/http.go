@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mm-agent/mm/internal/model"
 )
 
 // Timeouts of the asking side, as for model servers: a connection that
@@ -153,41 +155,8 @@ func (b *watchedBody) Close() error {
 	return b.rc.Close()
 }
 
-// shortCause names why a connection failed in a few words ("connection
-// refused", "no such host") instead of Go's whole "dial tcp …" chain.
-func shortCause(err error) string {
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.Is(err, syscall.EHOSTUNREACH):
-		return "no route to host"
-	case errors.Is(err, syscall.ENETUNREACH):
-		return "network is unreachable"
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "connection closed by the agent"
-	}
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		if dns.IsNotFound {
-			return "no such host"
-		}
-		return "dns: " + dns.Err
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return "timed out"
-	}
-	for {
-		u := errors.Unwrap(err)
-		if u == nil {
-			break
-		}
-		err = u
-	}
-	return oneLine(err.Error(), 160)
-}
+// shortCause names in a few words why the connection to the agent failed.
+func shortCause(err error) string { return model.NetCause(err, "the agent") }
 
 // isNetError reports whether err is a failure to connect or a broken
 // connection (as opposed to an answer the peer gave).

@@ -554,9 +554,15 @@ func bodyMessage(data []byte) string {
 	return collapse(clip(string(data), 200))
 }
 
-// shortCause names why a connection failed in a few words ("connection
-// refused", "no such host") instead of Go's whole "dial tcp …" chain.
-func shortCause(err error) string {
+// shortCause is NetCause for a model server.
+func shortCause(err error) string { return NetCause(err, "the server") }
+
+// NetCause names why a connection to peer ("the server", "the agent")
+// failed in a few words ("connection refused", "no such host",
+// "connection closed by the server") instead of Go's whole "dial tcp …"
+// chain. The model client and the remote agents' client both word their
+// errors with it.
+func NetCause(err error, peer string) string {
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused"
@@ -567,7 +573,7 @@ func shortCause(err error) string {
 	case errors.Is(err, syscall.ENETUNREACH):
 		return "network is unreachable"
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "connection closed by the server"
+		return "connection closed by " + peer
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
