@@ -23,7 +23,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +33,6 @@ import (
 
 	"github.com/mm-agent/mm/agentproc"
 	"github.com/mm-agent/mm/bench/internal/runs"
-	"github.com/mm-agent/mm/internal/mockmodel"
 	"github.com/mm-agent/mm/relay"
 )
 
@@ -145,12 +143,7 @@ func (r result) print(w io.Writer) {
 }
 
 func measure(bins *runs.Binaries, rounds, n, warmup int) (result, error) {
-	script, err := mockmodel.ParseScript([]byte("replies:\n  - repeat: true\n    text: ok\n"))
-	if err != nil {
-		return result{}, err
-	}
-	srv := mockmodel.New(script, "")
-	base, err := srv.Start("127.0.0.1:0")
+	srv, err := runs.StartModel()
 	if err != nil {
 		return result{}, err
 	}
@@ -222,7 +215,7 @@ func measure(bins *runs.Binaries, rounds, n, warmup int) (result, error) {
 		{Name: "mm version", Run: runs.Timed(run("version"))},
 		{Name: "mm -p", Run: runs.Timed(run("-c", expert, "-p", "hello"))},
 		{Name: "mm --ask", Run: runs.Timed(run("-c", asking, "--ask", "expert", "hello"))},
-		{Name: "model round trip", Run: runs.Timed(func() error { return chat(base) })},
+		{Name: "model round trip", Run: runs.Timed(srv.Chat)},
 		{Name: "asks to a supervised child", Run: supervised},
 	}
 	ds, err := runs.Interleave(cases, rounds, n, warmup)
@@ -266,18 +259,6 @@ func childRSS() (int64, error) {
 		}
 	}
 	return 0, errors.New("no asked agent's process found under /proc")
-}
-
-// chat is one request like the asked agent's turn makes.
-func chat(base string) error {
-	body := `{"model":"expert","stream":true,"messages":[{"role":"user","content":"hello"}]}`
-	resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(body))
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	_, err = io.Copy(io.Discard, resp.Body)
-	return err
 }
 
 func fail(err error) {

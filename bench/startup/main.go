@@ -23,7 +23,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +32,6 @@ import (
 
 	"github.com/mm-agent/mm/agentproc"
 	"github.com/mm-agent/mm/bench/internal/runs"
-	"github.com/mm-agent/mm/internal/mockmodel"
 )
 
 // VersionTarget is the project's bound on `mm version` against the
@@ -110,12 +108,7 @@ func (r result) print(w io.Writer) {
 }
 
 func measure(bins *runs.Binaries, rounds, n, warmup int) (result, error) {
-	script, err := mockmodel.ParseScript([]byte("replies:\n  - repeat: true\n    text: ok\n"))
-	if err != nil {
-		return result{}, err
-	}
-	srv := mockmodel.New(script, "")
-	base, err := srv.Start("127.0.0.1:0")
+	srv, err := runs.StartModel()
 	if err != nil {
 		return result{}, err
 	}
@@ -148,7 +141,7 @@ func measure(bins *runs.Binaries, rounds, n, warmup int) (result, error) {
 		{Name: "hello", Run: runs.Timed(run(bins.Hello))},
 		{Name: "mm version", Run: runs.Timed(run(bins.MM, "version"))},
 		{Name: "mm -p", Run: runs.Timed(once)},
-		{Name: "model round trip", Run: runs.Timed(func() error { return chat(base) })},
+		{Name: "model round trip", Run: runs.Timed(srv.Chat)},
 		{Name: "child handshake", Run: func() (time.Duration, error) { return handshake(bins.MM, dir, env, expert) }},
 	}
 	ds, err := runs.Interleave(cases, rounds, n, warmup)
@@ -197,18 +190,6 @@ func handshake(mm, dir string, env []string, config string) (time.Duration, erro
 		return 0, fmt.Errorf("not a handshake line: %q", line)
 	}
 	return d, nil
-}
-
-// chat is one request like the one-shot turn makes.
-func chat(base string) error {
-	body := `{"model":"expert","stream":true,"messages":[{"role":"user","content":"hello"}]}`
-	resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(body))
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	_, err = io.Copy(io.Discard, resp.Body)
-	return err
 }
 
 func fail(err error) {
