@@ -36,17 +36,7 @@ func (t *routedTool) RunInTurn(ctx context.Context, input json.RawMessage, turn 
 		return t.inner.RunInTurn(ctx, input, turn)
 	}
 	parent := v.callID("", nil, turn.Call.ID)
-	show := turn.Show
-	turn.Show = func(ev orchestrator.Event) {
-		switch {
-		case len(ev.Agent) > 0:
-			v.asked(parent, ev)
-		case ev.Kind == orchestrator.Notice:
-			v.notice(parent, ev.Text)
-		default:
-			show(ev)
-		}
-	}
+	turn.Show = v.relayed(parent, turn.Show)
 	turn.Consent = &consent{s: t.s, parent: parent}
 	return t.inner.RunInTurn(ctx, input, turn)
 }

@@ -80,16 +80,7 @@ func (s *session) relay(ctx context.Context, line string) (acp.PromptResponse, e
 	v.mu.Lock()
 	v.start(id, call, false, false)
 	v.mu.Unlock()
-	res, err := s.here.Ask(ctx, s.mm, line, func(ev orchestrator.Event) {
-		switch {
-		case len(ev.Agent) > 0:
-			v.asked(id, ev)
-		case ev.Kind == orchestrator.Notice:
-			v.notice(id, ev.Text)
-		default:
-			v.show(ev) // the relay's own: preAsk and postAsk runs, their failures
-		}
-	})
+	res, err := s.here.Ask(ctx, s.mm, line, v.relayed(id, v.show))
 	if err != nil {
 		// The exchange could not be written to the session file; what
 		// was shown stays.

@@ -150,6 +150,24 @@ func (v *view) asked(parent string, ev orchestrator.Event) {
 	}
 }
 
+// relayed is how a relay's events reach the editor when the relay is the
+// ask_agent call parent (the model's tool call or an /ask command): an
+// asked agent's events and the relay's postAsk notice go to the call's
+// content; the asking agent's own (preAsk and postAsk runs, their
+// failures, a denial) go to own.
+func (v *view) relayed(parent string, own func(orchestrator.Event)) func(orchestrator.Event) {
+	return func(ev orchestrator.Event) {
+		switch {
+		case len(ev.Agent) > 0:
+			v.asked(parent, ev)
+		case ev.Kind == orchestrator.Notice:
+			v.notice(parent, ev.Text)
+		default:
+			own(ev)
+		}
+	}
+}
+
 // notice adds a notice of the relay itself (postAsk's replacement
 // notice) to the content of the ask_agent call parent.
 func (v *view) notice(parent, text string) {
