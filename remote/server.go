@@ -17,12 +17,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mm-agent/mm/internal/calls"
+
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
 
 	"github.com/mm-agent/mm/hooks"
-	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -567,7 +568,7 @@ func (t *task) artifactEvent(text string) *a2a.TaskArtifactUpdateEvent {
 // questionEvent puts the task in input-required with the tool call named,
 // and ends this request's part (Final) until the client answers.
 func (t *task) questionEvent(p *pendingQuestion) *a2a.TaskStatusUpdateEvent {
-	msg := agentText(t.info, frontend.ConsentQuestion(p.call))
+	msg := agentText(t.info, calls.ConsentQuestion(p.call))
 	cq := consentQuestion{Tool: p.call.Tool, Summary: p.call.Summary, CallID: p.call.ID, Path: p.call.Agent}
 	if json.Valid(p.call.Input) {
 		cq.Input = p.call.Input
@@ -808,7 +809,7 @@ func eventText(ev orchestrator.Event) string {
 	}
 	switch ev.Kind {
 	case orchestrator.ToolStart:
-		return label + frontend.ToolLine(ev.Call)
+		return label + calls.ToolLine(ev.Call)
 	case orchestrator.ToolDenied:
 		return label + hooks.DeniedLine(ev.Call.Tool, ev.Output)
 	case orchestrator.ToolEnd:

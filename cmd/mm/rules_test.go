@@ -50,6 +50,10 @@ func TestImportRules(t *testing.T) {
 			"a turn knows no front end and no transport"},
 		{"relay", prefixed(frontEnds, module+"agentproc", module+"remote", "github.com/hashicorp/go-plugin"),
 			"a relay knows no front end, and not how the asked agent is reached (the Asker interface)"},
+		{"remote", prefixed(frontEnds),
+			"remote agents are a transport: the words they share with the front ends (consent questions, tool lines) come from the leaf internal/calls"},
+		{"agentproc", prefixed(frontEnds),
+			"a child's transport knows no front end"},
 	}
 	for _, r := range rules {
 		for _, d := range deps(t, r.pkg) {

@@ -3,14 +3,15 @@ package acp
 import (
 	"context"
 
+	"github.com/mm-agent/mm/internal/calls"
+
 	"github.com/coder/acp-go-sdk"
 
-	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
 // The answers a consent question offers. "Always" lasts for the session
-// and is kept per tool as the question names it (frontend.ToolName):
+// and is kept per tool as the question names it (calls.ToolName):
 // allowing bash does not allow "expert › bash".
 const (
 	optOnce   acp.PermissionOptionId = "allow"
@@ -36,7 +37,7 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 		return false, orchestrator.ErrNoOneToAsk
 	}
 	id := v.callID(c.parent, call.Agent, call.ID)
-	name := frontend.ToolName(call.Agent, call.Tool)
+	name := calls.ToolName(call.Agent, call.Tool)
 	c.s.mu.Lock()
 	always := c.s.always[name]
 	c.s.mu.Unlock()
@@ -48,7 +49,7 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 		SessionId: acp.SessionId(c.s.id),
 		ToolCall: acp.ToolCallUpdate{
 			ToolCallId: acp.ToolCallId(id),
-			Title:      acp.Ptr(frontend.Title(call)),
+			Title:      acp.Ptr(calls.Title(call)),
 			Kind:       acp.Ptr(kindOf(call.Tool)),
 			Status:     acp.Ptr(acp.ToolCallStatusPending),
 			RawInput:   rawInput(call.Input),

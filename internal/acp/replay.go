@@ -6,9 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mm-agent/mm/internal/calls"
+
 	"github.com/coder/acp-go-sdk"
 
-	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/internal/model"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/orchestrator"
@@ -58,9 +59,9 @@ func replay(history []model.Message, shown []*sessionfile.Shown, dir string) []a
 // output says so, as it was shown.
 func replayed(c model.ToolCall, output string) sessionfile.Shown {
 	call := orchestrator.Call{Tool: c.Function.Name, Summary: orchestrator.Summary(callInput(c))}
-	shown := sessionfile.Shown{Title: frontend.Title(call), Failed: failedInHistory(output), Content: []string{output}}
+	shown := sessionfile.Shown{Title: calls.Title(call), Failed: failedInHistory(output), Content: []string{output}}
 	if strings.HasPrefix(output, "[denied by a hook") || strings.HasPrefix(output, "[ask denied by a hook") {
-		shown.Title, shown.Failed = frontend.DeniedTitle(call), true
+		shown.Title, shown.Failed = calls.DeniedTitle(call), true
 	}
 	return shown
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // The editor's titles of the hooks reference ("Affichage", the éditeur
-// (-acp) row); the tool calls' own are frontend.Title and
-// frontend.DeniedTitle, as in the window.
+// (-acp) row); the tool calls' own are calls.Title and
+// calls.DeniedTitle, as in the window.
 
 // hookTitle is a hook run's title, the displayHooks line without its
 // number: "🪝 <event> [<tool or agent>] · <command> → <decision>".

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mm-agent/mm/internal/calls"
+
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/mm-agent/mm/hooks"
-	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/orchestrator"
 )
@@ -256,7 +257,7 @@ func (v *view) call(id string) *callState {
 // else running. own: a call of the session's agent, whose paths are in
 // the session's directory.
 func (v *view) start(id string, call orchestrator.Call, pending, own bool) {
-	v.call(id).shown.Title = frontend.Title(call)
+	v.call(id).shown.Title = calls.Title(call)
 	status := acp.ToolCallStatusInProgress
 	if pending {
 		status = acp.ToolCallStatusPending
@@ -271,7 +272,7 @@ func (v *view) start(id string, call orchestrator.Call, pending, own bool) {
 			opts = append(opts, func(tc *acp.SessionUpdateToolCall) { tc.Locations = l })
 		}
 	}
-	v.send(acp.StartToolCall(acp.ToolCallId(id), frontend.Title(call), opts...))
+	v.send(acp.StartToolCall(acp.ToolCallId(id), calls.Title(call), opts...))
 }
 
 // running shows that consent allowed a call.
@@ -285,7 +286,7 @@ func (v *view) running(id string) {
 // reference's preToolCall table says; ask_agent, denied by preAsk, has
 // started already and is updated.
 func (v *view) denied(id string, call orchestrator.Call, ev orchestrator.Event, own bool) {
-	t := frontend.DeniedTitle(call)
+	t := calls.DeniedTitle(call)
 	c, started := v.calls[id]
 	if !started {
 		c = v.call(id)

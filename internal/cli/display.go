@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mm-agent/mm/internal/calls"
+
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
 	"github.com/mm-agent/mm/internal/frontend"
@@ -113,7 +115,7 @@ func (d *display) show(ev orchestrator.Event) {
 		}
 		p = piece{text: ev.Text}
 	case orchestrator.ToolStart:
-		p = piece{line: true, text: label + frontend.ToolLine(ev.Call)}
+		p = piece{line: true, text: label + calls.ToolLine(ev.Call)}
 	case orchestrator.ToolDenied:
 		p = piece{line: true, text: label + hooks.DeniedLine(ev.Call.Tool, ev.Output)}
 	case orchestrator.ToolEnd:

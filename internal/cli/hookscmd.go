@@ -10,12 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mm-agent/mm/internal/calls"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
 	"github.com/mm-agent/mm/internal/agent"
-	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/internal/hookadapt"
 	"github.com/mm-agent/mm/internal/tools"
 	"github.com/mm-agent/mm/orchestrator"
@@ -438,7 +439,7 @@ func effect(event hooks.Event, in hooks.Input, res hooks.Result) []effectLine {
 		}
 		add("the tool", "would run with "+string(input))
 		add("the history", "keeps the call as the model wrote it: "+string(in.Tool.Input))
-		add("the user", frontend.ToolLine(orchestrator.Call{Tool: in.Tool.Name, Summary: orchestrator.Summary(input)}))
+		add("the user", calls.ToolLine(orchestrator.Call{Tool: in.Tool.Name, Summary: orchestrator.Summary(input)}))
 	case hooks.PostToolCall:
 		add("the model", hooks.WithContexts(in.Output, res.Contexts))
 		add("the user", "the tool's output, unchanged")

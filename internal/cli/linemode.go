@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/mm-agent/mm/internal/calls"
+
 	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 )
@@ -42,7 +44,7 @@ func (c *lineConsent) during(d *display) (end func()) {
 func (c *lineConsent) Allow(ctx context.Context, call orchestrator.Call) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	question := "  " + frontend.ConsentQuestion(call) + " "
+	question := "  " + calls.ConsentQuestion(call) + " "
 	c.dmu.Lock()
 	d := c.d
 	c.dmu.Unlock()

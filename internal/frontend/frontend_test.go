@@ -40,28 +40,6 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestTitles(t *testing.T) {
-	ls := orchestrator.Call{Tool: "bash", Summary: "ls -la"}
-	asked := orchestrator.Call{Tool: "bash", Summary: "ls", Agent: orchestrator.Path{"expert", "librarian"}}
-	tests := []struct{ got, want string }{
-		{Title(ls), "bash: ls -la"},
-		{Title(orchestrator.Call{Tool: "bash"}), "bash"},
-		{Title(asked), "expert › librarian › bash: ls"},
-		{ToolLine(ls), "🔧 bash: ls -la"},
-		{DeniedTitle(ls), "bash: ls -la — denied by a hook"},
-		{DeniedTitle(orchestrator.Call{Tool: "bash"}), "bash — denied by a hook"},
-		{DeniedTitle(orchestrator.Call{Tool: "ask_agent", Summary: "expert"}), "ask_agent: expert — denied by a hook"},
-		{ConsentQuestion(asked), "allow expert › librarian › bash: ls? [y/N]"},
-		{ToolName(nil, "read_file"), "read_file"},
-		{hooks.DeniedLine("bash", hooks.DeniedOutput("no")), "🪝 bash [denied by a hook: no]"},
-	}
-	for _, tt := range tests {
-		if tt.got != tt.want {
-			t.Errorf("got %q, want %q", tt.got, tt.want)
-		}
-	}
-}
-
 func TestFooter(t *testing.T) {
 	ran := []orchestrator.Call{{Tool: "bash", Summary: "ls"}}
 	runs := []hooks.Run{{Event: hooks.PreToolCall, Target: "bash", Command: "g.sh", Decision: "continue"}}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mm-agent/mm/internal/calls"
+
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -54,7 +55,7 @@ func dialog(st styles, reqs []*consentReq, width int) []string {
 	if len(reqs) == 0 {
 		return nil
 	}
-	what := clean(frontend.Title(reqs[0].call))
+	what := clean(calls.Title(reqs[0].call))
 	text := "Allow " + what + "?\n" +
 		st.key.Render("y") + " allows · " + st.key.Render("n") + " or " + st.key.Render("Esc") + " refuses"
 	if n := len(reqs) - 1; n > 0 {

@@ -4,7 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mm-agent/mm/internal/frontend"
+	"github.com/mm-agent/mm/internal/calls"
+
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -101,14 +102,14 @@ func (t *transcript) show(ev orchestrator.Event) {
 	t.close(ev.Agent)
 	switch ev.Kind {
 	case orchestrator.ToolStart:
-		t.add(&entry{kind: kindTool, agent: ev.Agent, id: ev.Call.ID, text: frontend.Title(ev.Call)})
+		t.add(&entry{kind: kindTool, agent: ev.Agent, id: ev.Call.ID, text: calls.Title(ev.Call)})
 	case orchestrator.ToolDenied:
 		e := t.tool(ev.Agent, ev.Call.ID)
 		if e == nil {
 			e = &entry{kind: kindTool, agent: ev.Agent, id: ev.Call.ID}
 			t.add(e)
 		}
-		e.state, e.text, e.detail = toolFailed, frontend.DeniedTitle(ev.Call), ev.Output
+		e.state, e.text, e.detail = toolFailed, calls.DeniedTitle(ev.Call), ev.Output
 		e.touch()
 	case orchestrator.ToolEnd:
 		e := t.tool(ev.Agent, ev.Call.ID)

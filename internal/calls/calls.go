@@ -1,10 +1,13 @@
-package frontend
+// Package calls words tool calls for people: the titles, tool lines and
+// consent questions that line mode, the window, the editor and a served
+// agent's client all show. It is a leaf, so that every front end and the
+// remote agents' server take the same words from one place without
+// depending on each other.
+package calls
 
 import (
-	"fmt"
 	"strings"
 
-	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -47,26 +50,3 @@ func DeniedTitle(c orchestrator.Call) string { return Title(c) + DeniedSuffix }
 // ConsentQuestion is the question that asks whether call may run, as line
 // mode and a served agent's client read it: "allow expert › bash: ls? [y/N]".
 func ConsentQuestion(c orchestrator.Call) string { return "allow " + Title(c) + "? [y/N]" }
-
-// Footer is the lines that end a turn in line mode and the window: "⚙ <n>
-// command(s)", then (displayCommands) a line per command run and
-// (displayHooks) the hook lines of the reference, numbered; none when
-// nothing happened (the turn failed before anything ran: its error says
-// it all).
-func Footer(cfg *config.Config, res orchestrator.TurnResult) []string {
-	if res.Err != nil && !res.Cancelled() && res.Answer == "" && len(res.Ran) == 0 && len(res.HookRuns) == 0 {
-		return nil
-	}
-	lines := []string{fmt.Sprintf("⚙ %d command(s)", len(res.Ran))}
-	if cfg.DisplayCommands {
-		for _, c := range res.Ran {
-			lines = append(lines, "  "+ToolLine(c))
-		}
-	}
-	if cfg.DisplayHooks {
-		for i, r := range res.HookRuns {
-			lines = append(lines, "  "+r.Line(i+1))
-		}
-	}
-	return lines
-}
