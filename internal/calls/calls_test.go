@@ -26,4 +26,3 @@ func TestTitles(t *testing.T) {
 		}
 	}
 }
-
