@@ -12,12 +12,7 @@
 package agentproc
 
 import (
-	"encoding/json"
-
 	"github.com/hashicorp/go-plugin"
-
-	"github.com/mm-agent/mm/agentproc/agentpb"
-	"github.com/mm-agent/mm/orchestrator"
 )
 
 // Handshake keeps an mm child from being started by anything but mm, and a
@@ -32,23 +27,3 @@ var Handshake = plugin.HandshakeConfig{
 const ServeCommand = "__agent"
 
 const maxMsg = 64 << 20
-
-func toEvent(ev orchestrator.Event) *agentpb.Event {
-	return &agentpb.Event{
-		Kind: int32(ev.Kind), Text: ev.Text, Tool: ev.Call.Tool, Summary: ev.Call.Summary,
-		Reason: ev.Reason, Output: ev.Output, Path: ev.Agent, CallId: ev.Call.ID,
-		Input: ev.Call.Input, Status: agentpb.ToolStatus(ev.Status),
-	}
-}
-
-func fromEvent(e *agentpb.Event) orchestrator.Event {
-	ev := orchestrator.Event{
-		Kind: orchestrator.EventKind(e.Kind), Text: e.Text, Reason: e.Reason,
-		Output: e.Output, Agent: orchestrator.Path(e.Path), Status: orchestrator.Status(e.Status),
-		Call: orchestrator.Call{ID: e.CallId, Tool: e.Tool, Summary: e.Summary},
-	}
-	if len(e.Input) > 0 {
-		ev.Call.Input = json.RawMessage(e.Input)
-	}
-	return ev
-}

@@ -21,26 +21,26 @@ import (
 )
 
 // The child protocol, host and child in one process: the child side's
-// server (what mm __agent serves) and the host side's askOver (what the
+// server (what mm __agent serves) and the host side's client (what the
 // Supervisor runs) over an in-memory connection, with a fake agent for
 // the child's turn.
 
 // agentFunc is a child's agent.
 type agentFunc func(ctx context.Context, prompt string, show func(orchestrator.Event), c orchestrator.Consent) relay.AskResponse
 
-func (f agentFunc) Ask(ctx context.Context, prompt string, show func(orchestrator.Event), c orchestrator.Consent) relay.AskResponse {
+func (f agentFunc) Turn(ctx context.Context, prompt string, show func(orchestrator.Event), c orchestrator.Consent) relay.AskResponse {
 	return f(ctx, prompt, show, c)
 }
 
 // wire serves impl as a child does and returns the host's client, and what
 // stops the child (as if its process ended).
-func wire(t *testing.T, impl Agent) (agentpb.AgentClient, func()) {
+func wire(t *testing.T, impl Agent) (client, func()) {
 	t.Helper()
 	return wireServer(t, &server{impl: impl})
 }
 
 // wireServer is wire for a server of the test's making.
-func wireServer(t *testing.T, s *server) (agentpb.AgentClient, func()) {
+func wireServer(t *testing.T, s *server) (client, func()) {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
@@ -57,7 +57,7 @@ func wireServer(t *testing.T, s *server) (agentpb.AgentClient, func()) {
 		conn.Close()
 		stop()
 	})
-	return agentpb.NewAgentClient(conn), stop
+	return client{agentpb.NewAgentClient(conn)}, stop
 }
 
 type consentFunc func(ctx context.Context, call orchestrator.Call) (bool, error)
@@ -86,7 +86,7 @@ func TestOutcomes(t *testing.T) {
 			client, _ := wire(t, agentFunc(func(context.Context, string, func(orchestrator.Event), orchestrator.Consent) relay.AskResponse {
 				return tt.resp
 			}))
-			got := askOver(context.Background(), client, relay.AskRequest{Agent: "expert", Prompt: "q"})
+			got := client.Ask(context.Background(), relay.AskRequest{Agent: "expert", Prompt: "q"})
 			if !reflect.DeepEqual(got, tt.resp) {
 				t.Fatalf("got %+v, want %+v", got, tt.resp)
 			}
@@ -128,7 +128,7 @@ func TestEvents(t *testing.T) {
 		return relay.AskResponse{Status: relay.Answered, Answer: "Let me see."}
 	}))
 	var got []orchestrator.Event
-	resp := askOver(context.Background(), client, relay.AskRequest{Agent: "expert", Prompt: "q", Show: func(ev orchestrator.Event) { got = append(got, ev) }})
+	resp := client.Ask(context.Background(), relay.AskRequest{Agent: "expert", Prompt: "q", Show: func(ev orchestrator.Event) { got = append(got, ev) }})
 	if resp.Status != relay.Answered {
 		t.Fatalf("resp %+v", resp)
 	}
@@ -170,7 +170,7 @@ func TestConsent(t *testing.T) {
 				got.ok, got.err = c.Allow(ctx, orchestrator.Call{ID: "c9", Tool: "bash", Summary: "rm x", Input: json.RawMessage(`{"command":"rm x"}`), Agent: orchestrator.Path{"librarian"}})
 				return relay.AskResponse{Status: relay.Answered}
 			}))
-			askOver(context.Background(), client, relay.AskRequest{Agent: "expert", Prompt: "q", Consent: consent})
+			client.Ask(context.Background(), relay.AskRequest{Agent: "expert", Prompt: "q", Consent: consent})
 			if got != tt.want {
 				t.Errorf("the child's Allow returned %+v, want %+v", got, tt.want)
 			}
@@ -197,7 +197,7 @@ func TestCancel(t *testing.T) {
 		return relay.AskResponse{Status: relay.Cancelled, Error: "cancelled"}
 	}))
 	ctx, cancel := context.WithCancel(context.Background())
-	resp := askOver(ctx, client, relay.AskRequest{Agent: "expert", Prompt: "q", Show: func(ev orchestrator.Event) {
+	resp := client.Ask(ctx, relay.AskRequest{Agent: "expert", Prompt: "q", Show: func(ev orchestrator.Event) {
 		if ev.Text == "Thinking" {
 			cancel()
 		}
@@ -224,7 +224,7 @@ func TestChildGone(t *testing.T) {
 		<-ctx.Done()
 		return relay.AskResponse{}
 	}))
-	resp := askOver(context.Background(), client, relay.AskRequest{Agent: "expert", Prompt: "q", Show: func(ev orchestrator.Event) {
+	resp := client.Ask(context.Background(), relay.AskRequest{Agent: "expert", Prompt: "q", Show: func(ev orchestrator.Event) {
 		if ev.Kind == orchestrator.Text {
 			go stop()
 		}
@@ -236,7 +236,7 @@ func TestChildGone(t *testing.T) {
 }
 
 // A consent question still open when the child ends (it gave up waiting)
-// is withdrawn: askOver returns only once the goroutine answering it has
+// is withdrawn: Ask returns only once the goroutine answering it has
 // ended, its context cancelled.
 func TestConsentOwnedByAsk(t *testing.T) {
 	client, _ := wire(t, agentFunc(func(ctx context.Context, _ string, _ func(orchestrator.Event), c orchestrator.Consent) relay.AskResponse {
@@ -245,8 +245,8 @@ func TestConsentOwnedByAsk(t *testing.T) {
 		c.Allow(qctx, orchestrator.Call{ID: "c1", Tool: "bash"})
 		return relay.AskResponse{Status: relay.Answered, Answer: "done without it"}
 	}))
-	// Read after askOver returns, without a lock: the race detector says
-	// so if askOver did not wait for the goroutine that wrote it.
+	// Read after Ask returns, without a lock: the race detector says
+	// so if Ask did not wait for the goroutine that wrote it.
 	var sawCancel bool
 	consent := consentFunc(func(ctx context.Context, _ orchestrator.Call) (bool, error) {
 		<-ctx.Done() // a person who never answers
@@ -254,12 +254,12 @@ func TestConsentOwnedByAsk(t *testing.T) {
 		sawCancel = true
 		return false, ctx.Err()
 	})
-	resp := askOver(context.Background(), client, relay.AskRequest{Agent: "expert", Prompt: "q", Consent: consent})
+	resp := client.Ask(context.Background(), relay.AskRequest{Agent: "expert", Prompt: "q", Consent: consent})
 	if resp.Status != relay.Answered {
 		t.Fatalf("resp %+v", resp)
 	}
 	if !sawCancel {
-		t.Error("askOver returned before its consent goroutine ended (its question's context cancelled)")
+		t.Error("Ask returned before its consent goroutine ended (its question's context cancelled)")
 	}
 }
 
@@ -279,7 +279,7 @@ func TestAskWaitsForTheAgent(t *testing.T) {
 	s := &server{ready: make(chan struct{})}
 	client, _ := wireServer(t, s)
 	done := make(chan relay.AskResponse, 1)
-	go func() { done <- askOver(context.Background(), client, relay.AskRequest{Agent: "expert", Prompt: "q"}) }()
+	go func() { done <- client.Ask(context.Background(), relay.AskRequest{Agent: "expert", Prompt: "q"}) }()
 	select {
 	case r := <-done:
 		t.Fatalf("answered before the agent was built: %+v", r)
@@ -297,7 +297,7 @@ func TestAskWaitsForTheAgent(t *testing.T) {
 	client, _ = wireServer(t, waiting)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if r := askOver(ctx, client, relay.AskRequest{Agent: "expert", Prompt: "q"}); r.Status != relay.Cancelled {
+	if r := client.Ask(ctx, relay.AskRequest{Agent: "expert", Prompt: "q"}); r.Status != relay.Cancelled {
 		t.Fatalf("an ask cancelled while the agent was built: %+v", r)
 	}
 }

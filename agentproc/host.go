@@ -18,11 +18,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
-	"github.com/mm-agent/mm/agentproc/agentpb"
-	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
 
@@ -66,7 +62,7 @@ var _ relay.Asker = (*Supervisor)(nil)
 type child struct {
 	ready  chan struct{} // closed once started (or failed to)
 	client *plugin.Client
-	agent  agentpb.AgentClient
+	agent  relay.Asker // the child's Agent service (grpcPlugin.GRPCClient)
 	err    error
 
 	// The process, for a start that is interrupted: go-plugin's own Kill
@@ -86,111 +82,13 @@ func (s *Supervisor) Ask(ctx context.Context, req relay.AskRequest) relay.AskRes
 		return relay.AskResponse{Status: relay.Failed, Error: err.Error()}
 	}
 	start := time.Now()
-	resp := askOver(ctx, c.agent, req)
+	resp := c.agent.Ask(ctx, req)
 	s.log().Debug("ask ended", "agent", req.Agent, "askDepth", req.Depth, "status", resp.Status.String(), "took", time.Since(start))
 	if resp.Status == relay.Failed && c.client.Exited() {
 		s.log().Info("child exited", "agent", req.Agent, "config", req.Config, "error", resp.Error)
 		s.forget(childKey(req), c)
 	}
 	return resp
-}
-
-// askOver runs one ask over an Agent client: the question, then what the
-// child shows, its consent questions (each answered through req.Consent
-// on a goroutine this ask owns and waits for), and its outcome.
-func askOver(ctx context.Context, client agentpb.AgentClient, req relay.AskRequest) relay.AskResponse {
-	// The consent goroutines end with the ask: their questions are moot
-	// once the child has answered or gone.
-	var consents sync.WaitGroup
-	defer consents.Wait()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stream, err := client.Ask(ctx, grpc.MaxCallRecvMsgSize(maxMsg), grpc.MaxCallSendMsgSize(maxMsg))
-	if err != nil {
-		return broken(ctx, req, "", err)
-	}
-	var sendMu sync.Mutex
-	send := func(u *agentpb.Up) error {
-		sendMu.Lock()
-		defer sendMu.Unlock()
-		return stream.Send(u)
-	}
-	if err := send(&agentpb.Up{Msg: &agentpb.Up_Question{Question: &agentpb.Question{Prompt: req.Prompt}}}); err != nil {
-		return broken(ctx, req, "", err)
-	}
-	var answer strings.Builder // what the child showed of its own answer
-	for {
-		down, err := stream.Recv()
-		if err != nil {
-			return broken(ctx, req, answer.String(), err)
-		}
-		switch m := down.Msg.(type) {
-		case *agentpb.Down_Event:
-			ev := fromEvent(m.Event)
-			if ev.Kind == orchestrator.Text && len(ev.Agent) == 0 {
-				answer.WriteString(ev.Text)
-			}
-			if req.Show != nil {
-				req.Show(ev)
-			}
-		case *agentpb.Down_Consent:
-			q := m.Consent
-			consents.Add(1)
-			go func() {
-				defer consents.Done()
-				send(&agentpb.Up{Msg: &agentpb.Up_Consent{Consent: consentAnswer(ctx, req.Consent, q)}})
-			}()
-		case *agentpb.Down_Outcome:
-			stream.CloseSend()
-			return outcome(m.Outcome)
-		}
-	}
-}
-
-// consentAnswer puts the child's question q to c.
-func consentAnswer(ctx context.Context, c orchestrator.Consent, q *agentpb.ConsentQuestion) *agentpb.ConsentAnswer {
-	a := &agentpb.ConsentAnswer{Id: q.Id}
-	// The asking relay adds the asked agent to the path.
-	call := orchestrator.Call{ID: q.CallId, Tool: q.Tool, Summary: q.Summary, Input: q.Input, Agent: q.Path}
-	if c == nil {
-		a.Error = orchestrator.ErrNoOneToAsk.Error()
-	} else if ok, err := c.Allow(ctx, call); err != nil {
-		a.Error = err.Error()
-	} else {
-		a.Allow = ok
-	}
-	return a
-}
-
-// outcome is the child's Outcome as the relay types it.
-func outcome(o *agentpb.Outcome) relay.AskResponse {
-	resp := relay.AskResponse{Answer: o.Answer, Error: o.Error, CutOff: o.CutOff}
-	switch o.Status {
-	case agentpb.Outcome_FAILED:
-		resp.Status = relay.Failed
-	case agentpb.Outcome_CANCELLED:
-		resp.Status = relay.Cancelled
-	case agentpb.Outcome_MAX_STEPS:
-		resp.Status = relay.MaxSteps
-	case agentpb.Outcome_CUT_OFF:
-		resp.Status = relay.CutOff
-	}
-	return resp
-}
-
-// broken is the outcome of an ask whose stream ended without an outcome:
-// cancelled by the caller, or the child died. A caller's deadline can reach
-// the stream (the child's side sends DeadlineExceeded) before ctx itself
-// reports it: both are the caller's cancel.
-func broken(ctx context.Context, req relay.AskRequest, partial string, err error) relay.AskResponse {
-	if code := status.Code(err); ctx.Err() != nil || code == codes.Canceled || code == codes.DeadlineExceeded {
-		return relay.AskResponse{Status: relay.Cancelled, Answer: partial, Error: "cancelled"}
-	}
-	msg := fmt.Sprintf("%s stopped before it answered (its process ended)", req.Agent)
-	if st, ok := status.FromError(err); ok && st.Code() != codes.Unavailable && st.Message() != "" {
-		msg = fmt.Sprintf("%s stopped before it answered: %s", req.Agent, st.Message())
-	}
-	return relay.AskResponse{Status: relay.Failed, Answer: partial, Error: msg}
 }
 
 // child returns the running child for the agent, starting it if need be;
@@ -339,7 +237,7 @@ func (s *Supervisor) start(ctx context.Context, c *child, req relay.AskRequest) 
 		log.Error("child did not start", "error", err.Error())
 		return s.startError(req, err)
 	}
-	c.agent = raw.(agentpb.AgentClient)
+	c.agent = raw.(relay.Asker)
 	log.Info("child started", "childPid", c.pid(), "took", time.Since(began))
 	return nil
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/mm-agent/mm/agentproc/agentpb"
 )
 
-// grpcPlugin is the go-plugin glue: the child registers the Agent service,
-// the host gets its client.
+// grpcPlugin is the go-plugin glue, each side given its domain type: the
+// child serves an Agent (server), the host gets a relay.Asker (client).
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
 	srv *server // child side only
@@ -22,5 +22,5 @@ func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 }
 
 func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (interface{}, error) {
-	return agentpb.NewAgentClient(c), nil
+	return client{agentpb.NewAgentClient(c)}, nil
 }

@@ -18,9 +18,12 @@ import (
 	"github.com/mm-agent/mm/relay"
 )
 
-// Agent is what a child process serves: each Ask is one fresh turn.
+// Agent is what a child process serves: each Turn is one fresh turn (an
+// ask), what it shows sent to the parent as it happens and its consent
+// questions put to the parent, which puts them to its front end.
+// internal/agent's Agent is one.
 type Agent interface {
-	Ask(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse
+	Turn(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse
 }
 
 // Serve serves the agent build returns to the parent that started this
@@ -144,21 +147,10 @@ func (s *server) Ask(stream agentpb.Agent_AskServer) error {
 			}
 		}
 	}()
-	resp := s.impl.Ask(ctx, q.Prompt, func(ev orchestrator.Event) {
+	resp := s.impl.Turn(ctx, q.Prompt, func(ev orchestrator.Event) {
 		send(&agentpb.Down{Msg: &agentpb.Down_Event{Event: toEvent(ev)}})
 	}, consent)
-	out := &agentpb.Outcome{Answer: resp.Answer, Error: resp.Error, CutOff: resp.CutOff}
-	switch resp.Status {
-	case relay.Failed:
-		out.Status = agentpb.Outcome_FAILED
-	case relay.Cancelled:
-		out.Status = agentpb.Outcome_CANCELLED
-	case relay.MaxSteps:
-		out.Status = agentpb.Outcome_MAX_STEPS
-	case relay.CutOff:
-		out.Status = agentpb.Outcome_CUT_OFF
-	}
-	return send(&agentpb.Down{Msg: &agentpb.Down_Outcome{Outcome: out}})
+	return send(&agentpb.Down{Msg: &agentpb.Down_Outcome{Outcome: toOutcome(resp)}})
 }
 
 // streamConsent puts the child's consent questions to the parent, which

@@ -91,9 +91,10 @@ const RetryFeedback = "Your answer must be one JSON document matching the requir
 // maxSteps model calls.
 var ErrMaxSteps = errors.New("maxSteps reached")
 
-// Agent is what a session needs to run turns: the model, the tools, the
-// hooks and how to ask for consent. It is shared by the sessions of one
-// process and not changed once built.
+// Agent is what a session needs to run turns: the model, the tools and
+// the hooks. It is shared by the sessions of one process and not changed
+// once built; what belongs to one caller (what to show, whom to ask for
+// consent) is an argument of Generate.
 type Agent struct {
 	Model    Model
 	ModelRef string // <provider>/<model>, for display and hook inputs
@@ -101,7 +102,6 @@ type Agent struct {
 	System   string
 	Tools    []Tool
 	Hooks    *hooks.Runner // nil: no hooks
-	Consent  Consent       // nil: refuse every call that needs consent
 	Yolo     bool          // run tools without asking
 	MaxSteps int
 	// Parallel bounds the tool calls of one reply that run at once.

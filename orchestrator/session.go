@@ -47,6 +47,8 @@ func NewSession(agent *Agent) *Session { return &Session{Agent: agent} }
 type turn struct {
 	s    *Session
 	show func(Event)
+	// consent is the caller's way of asking a person (nil: no one to ask).
+	consent Consent
 	// userAt is the index in History of this turn's user message and wire
 	// its content as the model reads it (the rewritten prompt, then each
 	// preGeneration context); the history keeps the rewritten prompt alone.
@@ -58,16 +60,20 @@ type turn struct {
 }
 
 // Generate runs one turn for prompt, showing what happens through show
-// (called from one goroutine at a time). The order is the reference's:
-// preGeneration, then the model ⇄ tool loop, then postGeneration, which runs
-// however the turn ended, cancelled included.
-func (s *Session) Generate(ctx context.Context, prompt string, show func(Event)) (res TurnResult) {
+// (called from one goroutine at a time) and putting each consent question
+// to consent — the front end that asks, a child's parent, a served
+// agent's client; nil refuses every call that needs consent (NoConsent).
+// Both travel with the call, as the caller's own: the Agent is shared by
+// every caller of a process. The order is the reference's: preGeneration,
+// then the model ⇄ tool loop, then postGeneration, which runs however the
+// turn ended, cancelled included.
+func (s *Session) Generate(ctx context.Context, prompt string, show func(Event), consent Consent) (res TurnResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if show == nil {
 		show = func(Event) {}
 	}
-	t := &turn{s: s, show: show}
+	t := &turn{s: s, show: show, consent: consent}
 	a := s.Agent
 	t.compactIfNeeded(ctx, prompt)
 	before := len(s.History)
@@ -393,7 +399,7 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) strin
 	}
 	t.emit(Event{Kind: ToolStart, Call: call})
 	if !a.Yolo {
-		if res, ok := t.consent(ctx, call); !ok {
+		if res, ok := t.allowed(ctx, call); !ok {
 			t.emit(Event{Kind: ToolEnd, Call: call, Output: res.Output, Status: res.Status})
 			return res.Output
 		}
@@ -404,7 +410,7 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) strin
 	var res Result
 	if tt, ok := tool.(TurnTool); ok {
 		res = tt.RunInTurn(ctx, call.Input, Turn{
-			Show: t.toolShow, Transcript: Transcript(t.s.History), Call: call, Consent: a.Consent,
+			Show: t.toolShow, Transcript: Transcript(t.s.History), Call: call, Consent: t.consent,
 			Twin: twin,
 		})
 	} else {
@@ -427,9 +433,9 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) strin
 	return hooks.WithContexts(res.Output, post.Contexts)
 }
 
-// consent asks whether call may run; when it may not, the result says why.
-func (t *turn) consent(ctx context.Context, call Call) (Result, bool) {
-	c := t.s.Agent.Consent
+// allowed asks whether call may run; when it may not, the result says why.
+func (t *turn) allowed(ctx context.Context, call Call) (Result, bool) {
+	c := t.consent
 	if c == nil {
 		return Result{Output: NoConsent, Status: NoOneToAsk}, false
 	}

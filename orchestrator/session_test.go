@@ -139,7 +139,7 @@ func TestTextStreams(t *testing.T) {
 	m := &fakeModel{replies: []model.Reply{{Content: "Hello there, friend."}}}
 	s := NewSession(&Agent{Model: m, System: "Be brief.", MaxSteps: 5})
 	show, shown := collect()
-	res := s.Generate(context.Background(), "hi", show)
+	res := s.Generate(context.Background(), "hi", show, nil)
 	if res.Err != nil || res.Answer != "Hello there, friend." {
 		t.Fatalf("res %+v", res)
 	}
@@ -173,7 +173,7 @@ func TestToolCalls(t *testing.T) {
 	}}
 	s := NewSession(&Agent{Model: m, Tools: []Tool{tool, failing}, Yolo: true, MaxSteps: 5, Parallel: 4})
 	show, shown := collect()
-	res := s.Generate(context.Background(), "look", show)
+	res := s.Generate(context.Background(), "look", show, nil)
 	if res.Err != nil || res.Answer != "Done." || len(res.Ran) != 2 {
 		t.Fatalf("res %+v", res)
 	}
@@ -215,7 +215,7 @@ func TestParallelCalls(t *testing.T) {
 	}}
 	s := NewSession(&Agent{Model: m, Tools: []Tool{tool}, Yolo: true, MaxSteps: 5, Parallel: 8})
 	start := time.Now()
-	res := s.Generate(context.Background(), "ask", nil)
+	res := s.Generate(context.Background(), "ask", nil, nil)
 	if res.Err != nil || tool.most != 3 {
 		t.Fatalf("res %+v, at most %d at once", res, tool.most)
 	}
@@ -256,7 +256,7 @@ func TestMaxSteps(t *testing.T) {
 	tool := &fakeTool{name: "bash"}
 	m := &fakeModel{replies: []model.Reply{{ToolCalls: []model.ToolCall{call("", "bash", `{"command":"again"}`)}}}}
 	s := NewSession(&Agent{Model: m, Tools: []Tool{tool}, Yolo: true, MaxSteps: 3})
-	res := s.Generate(context.Background(), "loop", nil)
+	res := s.Generate(context.Background(), "loop", nil, nil)
 	if !errors.Is(res.Err, ErrMaxSteps) || len(tool.inputs) != 3 || len(m.sent) != 3 {
 		t.Fatalf("res %+v after %d runs, %d model calls", res.Err, len(tool.inputs), len(m.sent))
 	}
@@ -278,7 +278,7 @@ func TestCancel(t *testing.T) {
 		if ev.Kind == Text {
 			cancel()
 		}
-	})
+	}, nil)
 	if !res.Cancelled() {
 		t.Fatalf("res %+v", res)
 	}
@@ -369,7 +369,7 @@ func TestHookDecisions(t *testing.T) {
 			}}
 			s := NewSession(&Agent{Model: m, Tools: []Tool{tool}, Yolo: true, MaxSteps: 5, Hooks: runner(t, tt.hooks)})
 			show, shown := collect()
-			res := s.Generate(context.Background(), "list", show)
+			res := s.Generate(context.Background(), "list", show, nil)
 			tt.check(t, s, res, tool, m, shown())
 		})
 	}
@@ -399,9 +399,9 @@ func TestConsent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tool := &fakeTool{name: "bash"}
 			m := &fakeModel{replies: []model.Reply{{ToolCalls: []model.ToolCall{call("c1", "bash", `{"command":"ls"}`)}}, {Content: "ok"}}}
-			s := NewSession(&Agent{Model: m, Tools: []Tool{tool}, Yolo: tt.yolo, Consent: tt.consent, MaxSteps: 5})
+			s := NewSession(&Agent{Model: m, Tools: []Tool{tool}, Yolo: tt.yolo, MaxSteps: 5})
 			show, shown := collect()
-			s.Generate(context.Background(), "list", show)
+			s.Generate(context.Background(), "list", show, tt.consent)
 			if ran := len(tool.inputs) > 0; ran != tt.ran {
 				t.Errorf("ran = %v", ran)
 			}
@@ -433,7 +433,7 @@ func TestTurnToolDenied(t *testing.T) {
 	s := NewSession(&Agent{Model: m, Tools: []Tool{deniedTool{}}, Yolo: true, MaxSteps: 5,
 		Hooks: runner(t, hook(hooks.PostToolCall, "true"))})
 	show, shown := collect()
-	res := s.Generate(context.Background(), "ask", show)
+	res := s.Generate(context.Background(), "ask", show, nil)
 	if len(res.Ran) != 0 || len(res.HookRuns) != 0 {
 		t.Errorf("ran %v, hook runs %v", res.Ran, res.HookRuns)
 	}
@@ -453,5 +453,35 @@ func TestPath(t *testing.T) {
 	}
 	if (Path{"expert#1"}).Within(Path{"expert"}) {
 		t.Error("a twin is not below its name")
+	}
+}
+
+// consentTool is a TurnTool that reports the consent its turn gave it.
+type consentTool struct{ got chan Consent }
+
+func (consentTool) Def() model.ToolDef                          { return model.ToolDef{Name: "ask_agent"} }
+func (consentTool) Run(context.Context, json.RawMessage) Result { panic("RunInTurn") }
+func (c consentTool) RunInTurn(_ context.Context, _ json.RawMessage, t Turn) Result {
+	c.got <- t.Consent
+	return Result{Output: "ok"}
+}
+
+// namedConsent is a Consent told apart by its name.
+type namedConsent string
+
+func (namedConsent) Allow(context.Context, Call) (bool, error) { return true, nil }
+
+// Consent is the caller's: two turns on one Agent, each given its own;
+// each tool of a turn (an ask_agent, which hands it to the asked agent)
+// gets that turn's, and the Agent holds none.
+func TestConsentIsTheCallers(t *testing.T) {
+	tool := consentTool{got: make(chan Consent, 1)}
+	agent := &Agent{Tools: []Tool{tool}, MaxSteps: 5} // not yolo: consent is asked
+	for _, c := range []namedConsent{"line mode", "the editor"} {
+		agent.Model = &fakeModel{replies: []model.Reply{{ToolCalls: []model.ToolCall{call("c1", "ask_agent", `{"agent":"x"}`)}}, {Content: "ok"}}}
+		res := NewSession(agent).Generate(context.Background(), "ask", nil, c)
+		if got := <-tool.got; got != c || len(res.Ran) != 1 {
+			t.Errorf("the turn given %q: the tool got %v (ran %v)", c, got, res.Ran)
+		}
 	}
 }

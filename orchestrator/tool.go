@@ -118,7 +118,7 @@ type Turn struct {
 	Transcript string
 	// Call is the tool call being run.
 	Call Call
-	// Consent is the agent's way of asking a person, for what the tool
+	// Consent is the turn caller's way of asking a person, for what the tool
 	// starts in turn (an asked agent's consent questions).
 	Consent Consent
 	// Twin is the call's rank (from 1), in the model's reply, among the

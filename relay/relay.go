@@ -188,8 +188,6 @@ type Relay struct {
 	Asker    Asker
 	Depth    int // the asking agent's depth
 	MaxDepth int // maxAskDepth
-	// Consent answers asked agents' consent questions.
-	Consent orchestrator.Consent
 }
 
 // Request is one relay.
@@ -202,8 +200,9 @@ type Request struct {
 	// Show displays the asked agent's events (labelled with its name) and
 	// the relay's notices; nil shows nothing.
 	Show func(orchestrator.Event)
-	// Consent, when set, answers the asked agent's consent questions
-	// instead of the Relay's.
+	// Consent answers the asked agent's consent questions: the front end
+	// that asks (the caller's, as Show is); nil refuses every call that
+	// needs one.
 	Consent orchestrator.Consent
 	// Twin, when not 0, is the rank of this relay among those of one model
 	// reply to the same agent (orchestrator.Turn.Twin): they run at the
@@ -288,9 +287,6 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	res.Sent = ask.Prompt
 
 	consent := req.Consent
-	if consent == nil {
-		consent = r.Consent
-	}
 	start := time.Now()
 	name := Label(req.Agent, req.Twin)
 	label := func(ev orchestrator.Event) {

@@ -336,12 +336,12 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 	// failed, rejected, unknown
 	if mmOutcome {
 		// An mm peer: its outcome is typed like a local child's.
-		resp := relay.AskResponse{Status: relay.Failed, Answer: t.answer.String(), Error: clean(out.Error)}
-		switch out.Status {
-		case outcomeMaxSteps:
-			resp.Status = relay.MaxSteps
-		case outcomeCutOff:
-			resp.Status, resp.CutOff = relay.CutOff, out.CutOff
+		resp := relay.AskResponse{Status: fromOutcome(out), Answer: t.answer.String(), Error: clean(out.Error)}
+		switch resp.Status {
+		case relay.Answered, relay.Cancelled: // not with a failed state
+			resp.Status = relay.Failed
+		case relay.CutOff:
+			resp.CutOff = out.CutOff
 		}
 		if resp.Error == "" {
 			resp.Error = fmt.Sprintf("%s failed", t.agent.Name)

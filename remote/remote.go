@@ -29,6 +29,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
 )
 
 // The mm extensions of the wire, each a documented key (the contract,
@@ -170,14 +171,52 @@ type outcome struct {
 	CutOff string `json:"cutOff,omitempty"`
 }
 
-// Outcome status names: the relay's typed outcomes (relay.Status).
-const (
-	outcomeAnswered  = "answered"
-	outcomeFailed    = "failed"
-	outcomeCancelled = "cancelled"
-	outcomeMaxSteps  = "maxSteps"
-	outcomeCutOff    = "cutOff"
-)
+// outcomes pairs each relay status with its name in OutcomeKey and the
+// task state a foreign client reads: the one table both sides map by
+// (toOutcome, fromOutcome).
+var outcomes = []struct {
+	status relay.Status
+	name   string
+	state  a2a.TaskState
+}{
+	{relay.Answered, "answered", a2a.TaskStateCompleted},
+	{relay.Failed, "failed", a2a.TaskStateFailed},
+	{relay.Cancelled, "cancelled", a2a.TaskStateCanceled},
+	{relay.MaxSteps, "maxSteps", a2a.TaskStateFailed},
+	// Failed for a foreign client (an answer cut off is no answer); typed
+	// for an mm one, which reads the answer and its marker.
+	{relay.CutOff, "cutOff", a2a.TaskStateFailed},
+}
+
+// toOutcome is how a served turn ended, as the task's final status says
+// it: its state, and the typed outcome an asking mm reads.
+func toOutcome(r relay.AskResponse) (a2a.TaskState, outcome) {
+	o := outcome{Status: "failed", Error: r.Error}
+	if r.Status == relay.CutOff {
+		o.CutOff = r.CutOff
+	}
+	state := a2a.TaskStateFailed
+	for _, p := range outcomes {
+		if p.status == r.Status {
+			o.Status, state = p.name, p.state
+		}
+	}
+	if r.Status == relay.Answered {
+		o.Error = ""
+	}
+	return state, o
+}
+
+// fromOutcome is the relay status an mm peer's outcome names; a name this
+// side does not know (a newer peer) is a failure.
+func fromOutcome(o outcome) relay.Status {
+	for _, p := range outcomes {
+		if p.name == o.Status {
+			return p.status
+		}
+	}
+	return relay.Failed
+}
 
 // depthOf reads DepthKey from a message's metadata: a whole number >= 1,
 // else 1 (a foreign client, or nonsense).

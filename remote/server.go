@@ -298,7 +298,7 @@ func (s *Server) start(ctx context.Context, rc *a2asrv.RequestContext, q eventqu
 		s.logf("task %s depth %d: refused, %s", short(info.TaskID), depth, msg)
 		ev := a2a.NewStatusUpdateEvent(info, a2a.TaskStateFailed, agentText(info, msg))
 		ev.Final = true
-		ev.Metadata = map[string]any{OutcomeKey: toMap(outcome{Status: outcomeFailed, Error: msg})}
+		ev.Metadata = map[string]any{OutcomeKey: toMap(failedOutcome(msg))}
 		return q.Write(ctx, ev)
 	}
 	prompt := textOf(rc.Message.Parts)
@@ -309,7 +309,7 @@ func (s *Server) start(ctx context.Context, rc *a2asrv.RequestContext, q eventqu
 		s.logf("task %s depth %d: refused, %s", short(info.TaskID), depth, ErrEmptyPrompt)
 		ev := a2a.NewStatusUpdateEvent(info, a2a.TaskStateRejected, agentText(info, ErrEmptyPrompt))
 		ev.Final = true
-		ev.Metadata = map[string]any{OutcomeKey: toMap(outcome{Status: outcomeFailed, Error: ErrEmptyPrompt})}
+		ev.Metadata = map[string]any{OutcomeKey: toMap(failedOutcome(ErrEmptyPrompt))}
 		return q.Write(ctx, ev)
 	}
 	t := &task{
@@ -593,21 +593,12 @@ func (t *task) finalEvent() *a2a.TaskStatusUpdateEvent {
 	return ev
 }
 
-func (t *task) end() (a2a.TaskState, outcome) {
-	r := t.resp
-	switch r.Status {
-	case relay.Answered:
-		return a2a.TaskStateCompleted, outcome{Status: outcomeAnswered}
-	case relay.Cancelled:
-		return a2a.TaskStateCanceled, outcome{Status: outcomeCancelled, Error: r.Error}
-	case relay.MaxSteps:
-		return a2a.TaskStateFailed, outcome{Status: outcomeMaxSteps, Error: r.Error}
-	case relay.CutOff:
-		// Failed for a foreign client (an answer cut off is no answer);
-		// typed for an mm one, which reads the answer and its marker.
-		return a2a.TaskStateFailed, outcome{Status: outcomeCutOff, Error: r.Error, CutOff: r.CutOff}
-	}
-	return a2a.TaskStateFailed, outcome{Status: outcomeFailed, Error: r.Error}
+func (t *task) end() (a2a.TaskState, outcome) { return toOutcome(t.resp) }
+
+// failedOutcome is the outcome of a task that failed for reason msg.
+func failedOutcome(msg string) outcome {
+	_, o := toOutcome(relay.AskResponse{Status: relay.Failed, Error: msg})
+	return o
 }
 
 // settle records the end of a task no request is writing (its client

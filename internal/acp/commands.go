@@ -80,7 +80,7 @@ func (s *session) relay(ctx context.Context, line string) (acp.PromptResponse, e
 	v.mu.Lock()
 	v.start(id, call, false, false)
 	v.mu.Unlock()
-	res, err := s.here.Ask(ctx, s.mm, line, v.relayed(id, v.show))
+	res, err := s.here.Ask(ctx, s.mm, line, v.relayed(id, v.show), &consent{s: s})
 	if err != nil {
 		// The exchange could not be written to the session file; what
 		// was shown stays.

@@ -77,7 +77,7 @@ func (s *session) beginTurn(ctx context.Context) (context.Context, *view, func()
 func (s *session) generate(ctx context.Context, prompt string) orchestrator.TurnResult {
 	ctx, v, endTurn := s.beginTurn(ctx)
 	defer endTurn()
-	return s.mm.Generate(ctx, prompt, v.show)
+	return s.mm.Generate(ctx, prompt, v.show, &consent{s: s})
 }
 
 // promptText is the question the prompt's blocks make: the text as typed,

@@ -59,7 +59,7 @@ func (srv *server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp
 		return acp.NewSessionResponse{}, errFailed(err)
 	}
 	id := newID()
-	s, err := srv.open(id, filepath.Join(dir, id+".jsonl"), p.Cwd, servers)
+	s, err := srv.open(ctx, id, filepath.Join(dir, id+".jsonl"), p.Cwd, servers)
 	if err != nil {
 		return acp.NewSessionResponse{}, errFailed(err)
 	}
@@ -86,7 +86,7 @@ func (srv *server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (a
 	if err != nil {
 		return acp.LoadSessionResponse{}, err
 	}
-	s, err := srv.loaded(id, p.Cwd, servers)
+	s, err := srv.loaded(ctx, id, p.Cwd, servers)
 	if err != nil {
 		return acp.LoadSessionResponse{}, err
 	}
@@ -105,7 +105,7 @@ func (srv *server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (a
 // loaded is session id working in cwd, opened from its file unless this
 // connection has it open already; it is returned with its turnMu held, so
 // no turn changes the history while it is replayed.
-func (srv *server) loaded(id, cwd string, servers map[string]config.MCPServer) (*session, error) {
+func (srv *server) loaded(ctx context.Context, id, cwd string, servers map[string]config.MCPServer) (*session, error) {
 	srv.mu.Lock()
 	s := srv.sessions[id]
 	srv.mu.Unlock()
@@ -116,7 +116,7 @@ func (srv *server) loaded(id, cwd string, servers map[string]config.MCPServer) (
 		if filepath.Clean(cwd) == s.cwd && reflect.DeepEqual(servers, s.servers) {
 			return s, nil
 		}
-		if err := s.moveTo(cwd, servers); err != nil {
+		if err := s.moveTo(ctx, cwd, servers); err != nil {
 			s.turnMu.Unlock()
 			return nil, errFailed(err)
 		}
@@ -130,7 +130,7 @@ func (srv *server) loaded(id, cwd string, servers map[string]config.MCPServer) (
 	if _, err := os.Stat(path); err != nil {
 		return nil, errNotFound("session %s: no session file %s", id, path)
 	}
-	if s, err = srv.open(id, path, cwd, servers); err != nil {
+	if s, err = srv.open(ctx, id, path, cwd, servers); err != nil {
 		return nil, errFailed(err)
 	}
 	s.turnMu.Lock()
@@ -146,9 +146,9 @@ func (srv *server) loaded(id, cwd string, servers map[string]config.MCPServer) (
 
 // open opens the session file at path as session id working in cwd, with
 // the editor's MCP servers.
-func (srv *server) open(id, path, cwd string, servers map[string]config.MCPServer) (*session, error) {
+func (srv *server) open(ctx context.Context, id, path, cwd string, servers map[string]config.MCPServer) (*session, error) {
 	s := &session{id: id, srv: srv, always: map[string]bool{}}
-	here, err := s.agentIn(cwd, servers)
+	here, err := s.agentIn(ctx, cwd, servers)
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +168,8 @@ func (srv *server) open(id, path, cwd string, servers map[string]config.MCPServe
 // moveTo makes cwd the directory of an open session, and servers its MCP
 // servers, between turns; the asked agents and the servers started for
 // the old ones are stopped.
-func (s *session) moveTo(cwd string, servers map[string]config.MCPServer) error {
-	here, err := s.agentIn(cwd, servers)
+func (s *session) moveTo(ctx context.Context, cwd string, servers map[string]config.MCPServer) error {
+	here, err := s.agentIn(ctx, cwd, servers)
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ func (s *session) close() {
 // agents must work where the user is; the editor's MCP servers start
 // there, for the session. It asks for consent through the session, and
 // what its tools show during a call lands under that call.
-func (s *session) agentIn(cwd string, servers map[string]config.MCPServer) (*frontend.App, error) {
+func (s *session) agentIn(ctx context.Context, cwd string, servers map[string]config.MCPServer) (*frontend.App, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, fmt.Errorf("cwd %q: ACP wants an absolute path", cwd)
 	}
@@ -201,11 +201,10 @@ func (s *session) agentIn(cwd string, servers map[string]config.MCPServer) (*fro
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("cwd %s: not a directory", cwd)
 	}
-	here, err := s.srv.app.In(cwd, servers)
+	here, err := s.srv.app.In(ctx, cwd, servers)
 	if err != nil {
 		return nil, err
 	}
-	here.SetConsent(&consent{s: s})
 	here.Agent.Tools = routed(here.Agent.Tools, s)
 	s.cwd, s.servers = cwd, servers
 	return here, nil

@@ -121,7 +121,7 @@ type parts struct {
 // config error names the file and the key ("[config error: …]"); a
 // sandbox that cannot be set up says what is missing. Nothing is left
 // running when it fails.
-func New(cfg *config.Config, opts Options) (*Agent, error) {
+func New(ctx context.Context, cfg *config.Config, opts Options) (*Agent, error) {
 	ep, err := cfg.Resolve(cfg.Model)
 	if err != nil {
 		return nil, &config.Error{Path: cfg.Path, Msg: err.Error()}
@@ -161,7 +161,7 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	if cfg.Sandbox.Mode != sandbox.Off && cfg.Sandbox.Mode != "" {
 		protect = append(protectedPaths(cfg, dir), opts.Env.Protect...)
 	}
-	box, err := sandbox.New(context.Background(), cfg.Sandbox, dir, protect...)
+	box, err := sandbox.New(ctx, cfg.Sandbox, dir, protect...)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	}
 	// Last, once nothing can fail: the servers are processes of their own.
 	if opts.MCP && len(cfg.MCPServers) > 0 {
-		p.mcp = mcptools.Start(context.Background(), cfg.MCPServers, dir, opts.Env.For(cfg.File, opts.Env.Depth), opts.Version, func(msg string) { fmt.Fprintln(notices, msg) })
+		p.mcp = mcptools.Start(ctx, cfg.MCPServers, dir, opts.Env.For(cfg.File, opts.Env.Depth), opts.Version, func(msg string) { fmt.Fprintln(notices, msg) })
 	}
 	a := &Agent{parts: p, dir: dir, depth: opts.Env.Depth, box: box, owner: true, system: system, agentsFile: read}
 	a.assemble(nil)
@@ -218,7 +218,7 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 // same hooks and consent. A server that does not start is a notice, as a
 // configured one's is; one named like a configured server is left out
 // (the tools' names would be the same).
-func (a *Agent) In(dir string, servers map[string]config.MCPServer) (*Agent, error) {
+func (a *Agent) In(ctx context.Context, dir string, servers map[string]config.MCPServer) (*Agent, error) {
 	dir = filepath.Clean(dir)
 	// The hooks run in dir: what they name relative to it is protected
 	// there (the session's .git is the sandbox's own, per command).
@@ -236,7 +236,7 @@ func (a *Agent) In(dir string, servers map[string]config.MCPServer) (*Agent, err
 	b := &Agent{parts: a.parts, dir: dir, depth: a.depth, box: box, system: system, agentsFile: read}
 	if own := a.parts.sessionServers(servers); len(own) > 0 {
 		p := a.parts
-		b.mcp = mcptools.Start(context.Background(), own, dir, b.env().For(p.cfg.File, a.depth), p.opts.Version,
+		b.mcp = mcptools.Start(ctx, own, dir, b.env().For(p.cfg.File, a.depth), p.opts.Version,
 			func(msg string) { fmt.Fprintln(p.notices, msg) })
 	}
 	b.assemble(nil)
@@ -283,25 +283,22 @@ func instructions(cfg *config.Config, dir string) (system string, read bool, err
 }
 
 // At is the agent asked at depth (a task of mm -a2a, whose tasks come at
-// different depths at once), its consent questions put through c: its
-// hooks see asked.depth, its relays count from it, and what it starts —
-// hooks, commands, children — reads it in MM_ASK_DEPTH. It shares
-// everything with a, the asked agents' processes included; it has
-// nothing of its own to close.
-func (a *Agent) At(depth int, c orchestrator.Consent) *Agent {
+// different depths at once): its hooks see asked.depth, its relays count
+// from it, and what it starts — hooks, commands, children — reads it in
+// MM_ASK_DEPTH. It shares everything with a, the asked agents' processes
+// included; it has nothing of its own to close.
+func (a *Agent) At(depth int) *Agent {
 	b := &Agent{parts: a.parts, dir: a.dir, depth: depth, box: a.box, shared: true, system: a.system, agentsFile: a.agentsFile, mcp: a.mcp}
 	b.assemble(a.sup)
-	b.SetConsent(c)
 	return b
 }
 
 // Turn runs one fresh turn of the agent (an ask: no history), its consent
 // questions put through c, and says how it ended as the asking side reads
-// it. It is what an asked agent's process and a served agent answer with.
+// it. It is what an asked agent's process serves (agentproc.Agent) and a
+// served agent answers with.
 func (a *Agent) Turn(ctx context.Context, prompt string, show func(orchestrator.Event), c orchestrator.Consent) relay.AskResponse {
-	agent := *a.Agent
-	agent.Consent = c
-	return relay.FromTurn(orchestrator.NewSession(&agent).Generate(ctx, prompt, show))
+	return relay.FromTurn(orchestrator.NewSession(a.Agent).Generate(ctx, prompt, show, c))
 }
 
 // env is the environment a's processes get: mm's, with the paths a's
@@ -376,8 +373,8 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 		app.Agent.Structured = cfg.StructuredOutput
 	}
 	app.OpenSession = a.openSession
-	app.In = func(dir string, servers map[string]config.MCPServer) (*frontend.App, error) {
-		b, err := a.In(dir, servers)
+	app.In = func(ctx context.Context, dir string, servers map[string]config.MCPServer) (*frontend.App, error) {
+		b, err := a.In(ctx, dir, servers)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -31,7 +32,7 @@ func TestInProtectsTheSessionFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(cfg, Options{Dir: start})
+	a, err := New(context.Background(), cfg, Options{Dir: start})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestInProtectsTheSessionFolder(t *testing.T) {
 	if slices.Contains(a.box.Protected(start), check) {
 		t.Fatalf("mm's own folder protects %s", check)
 	}
-	b, err := a.In(session, nil)
+	b, err := a.In(context.Background(), session, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,5 +99,5 @@ func agentDescription(cfg *config.Config) string {
 type a2aAgent struct{ built *agent.Agent }
 
 func (s *a2aAgent) Turn(ctx context.Context, t remote.Task) relay.AskResponse {
-	return s.built.At(t.Depth, t.Consent).Turn(ctx, t.Prompt, t.Show, t.Consent)
+	return s.built.At(t.Depth).Turn(ctx, t.Prompt, t.Show, t.Consent)
 }

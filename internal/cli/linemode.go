@@ -84,7 +84,6 @@ func (a *app) lineMode(ctx context.Context) error {
 	lines := newLineReader(a.io.In)
 	lines.tty = a.io.InTTY
 	consent := &lineConsent{lines: lines, out: a.io.Out}
-	a.SetConsent(consent)
 	session, err := a.OpenSession(a.sessionPath)
 	if err != nil {
 		return &exitError{exitFailure, "mm: " + err.Error()}
@@ -152,7 +151,7 @@ func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, 
 	defer stop()
 	d := newDisplay(a.io, a.Config)
 	defer consent.during(d)()
-	res := s.Generate(tctx, prompt, d.show)
+	res := s.Generate(tctx, prompt, d.show, consent)
 	d.footer(res)
 	if res.Err != nil && !res.Cancelled() {
 		fmt.Fprintln(a.io.Err, res.Err.Error())

@@ -4,19 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
 	"strings"
 	"syscall"
 
-	"github.com/spf13/cobra"
-
-	"github.com/mm-agent/mm/agentproc"
-	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
-	"github.com/mm-agent/mm/internal/agent"
 	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/orchestrator"
@@ -56,14 +50,15 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 
 	hold := len(a.Config.Hooks[hooks.PostAsk]) > 0
 	errDisplay := &display{out: a.io.Err, err: a.io.Err, color: false, cfg: a.Config}
+	var consent orchestrator.Consent // nil with no terminal: no one to ask
 	if a.io.InTTY {
-		consent := &lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err}
-		defer consent.during(errDisplay)()
-		a.SetConsent(consent)
+		c := &lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err}
+		defer c.during(errDisplay)()
+		consent = c
 	}
 	streamed := false
 	res := a.Relay.Ask(ctx, relay.Request{
-		Agent: name, Question: o.args[0], WithContext: withContext, Transcript: transcript, Via: relay.ViaCLI,
+		Agent: name, Question: o.args[0], WithContext: withContext, Transcript: transcript, Via: relay.ViaCLI, Consent: consent,
 		Show: func(ev orchestrator.Event) {
 			if !hold && ev.Kind == orchestrator.Text && slices.Equal(ev.Agent, orchestrator.Path{name}) {
 				io.WriteString(a.io.Out, ev.Text)
@@ -143,7 +138,7 @@ func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string,
 	defer stop()
 	d := newDisplay(a.io, a.Config)
 	defer consent.during(d)()
-	res, err := a.App.Ask(ctx, s, line, d.show)
+	res, err := a.App.Ask(ctx, s, line, d.show, consent)
 	d.done()
 	if msg := frontend.AskFailure(line, res, err); msg != "" {
 		if err != nil || !res.Denied {
@@ -151,73 +146,4 @@ func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string,
 		}
 		fmt.Fprintln(a.io.Err, msg)
 	}
-}
-
-// newCmdServeAgent is the hidden subcommand an asked agent's process runs:
-// it serves one agent's config to the mm that started it (agentproc).
-func newCmdServeAgent(ios *IOStreams, opts *rootOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:    agentproc.ServeCommand,
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			// Nothing may reach stdout before the handshake: problems are
-			// reported to the asking agent as failed asks.
-			env, err := agent.ReadEnv(os.Environ(), executable())
-			var logger *slog.Logger
-			closeLog := func() {}
-			if err == nil {
-				// The parent gave its log in MM_LOG: the child logs there too.
-				var c func()
-				if logger, c, err = openLog("", &env); err == nil {
-					closeLog = c
-				}
-			}
-			// The config is loaded and the agent built while the parent
-			// connects: the handshake goes first (agentproc.Serve).
-			var built *agent.Agent
-			agentproc.Serve(func() agentproc.Agent {
-				if err == nil {
-					built, err = serveAgent(ios, opts, env, logger)
-				}
-				if err != nil {
-					if logger != nil {
-						logger.Error("asked agent could not start", "error", err.Error())
-					}
-					return brokenAgent(userMessage(err))
-				}
-				return servedAgent{built}
-			}, logger, func() {
-				if built != nil {
-					built.Close()
-				}
-				closeLog()
-			})
-			return nil
-		},
-	}
-}
-
-// serveAgent builds the agent an asked agent's process serves.
-func serveAgent(ios *IOStreams, opts *rootOptions, env agent.Env, logger *slog.Logger) (*agent.Agent, error) {
-	cfg, err := config.Load(opts.configPath)
-	if err != nil {
-		return nil, err
-	}
-	return agent.New(cfg, agent.Options{Env: env, MCP: true, Version: Version, Notices: ios.Err, Log: logger})
-}
-
-// servedAgent runs one fresh turn of its agent per ask.
-type servedAgent struct{ *agent.Agent }
-
-func (s servedAgent) Ask(ctx context.Context, prompt string, show func(orchestrator.Event), consent orchestrator.Consent) relay.AskResponse {
-	return s.Turn(ctx, prompt, show, consent)
-}
-
-// brokenAgent fails every ask with the reason the agent could not start
-// (a config error, typically), so the asking agent reads it.
-type brokenAgent string
-
-func (b brokenAgent) Ask(context.Context, string, func(orchestrator.Event), orchestrator.Consent) relay.AskResponse {
-	return relay.AskResponse{Status: relay.Failed, Error: string(b)}
 }

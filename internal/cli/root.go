@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/mm-agent/mm/internal/acp"
 	"github.com/mm-agent/mm/internal/agent"
 	"github.com/mm-agent/mm/internal/frontend"
-	"github.com/mm-agent/mm/internal/jsonevents"
 	"github.com/mm-agent/mm/internal/model"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/internal/tui"
@@ -38,99 +36,135 @@ type rootOptions struct {
 	json                bool   // --json: -p writes the turn as JSON Lines events
 }
 
-func (o *rootOptions) run(ctx context.Context) error {
-	asking := o.ask != "" || o.askWithContext != ""
-	modes := 0
-	for _, on := range []bool{o.tui, o.acp, o.promptSet, asking, o.a2a != ""} {
-		if on {
-			modes++
+// mode is one way the flags start mm; each has a function of its own
+// (rootOptions.run dispatches), which takes what it needs of the app.
+type mode int
+
+const (
+	modeLine   mode = iota // no flag: a prompt per line
+	modePrompt             // -p: one turn
+	modeAsk                // --ask, --ask-with-context: one relay
+	modeWindow             // -tui
+	modeEditor             // -acp
+	modeServe              // -a2a: the agent served to other machines
+)
+
+func (o *rootOptions) asking() bool { return o.ask != "" || o.askWithContext != "" }
+
+// mode is the way the flags start mm, or why they do not go together.
+func (o *rootOptions) mode() (mode, error) {
+	chosen, n := modeLine, 0
+	for _, f := range []struct {
+		m  mode
+		on bool
+	}{{modeWindow, o.tui}, {modeEditor, o.acp}, {modePrompt, o.promptSet}, {modeAsk, o.asking()}, {modeServe, o.a2a != ""}} {
+		if f.on {
+			chosen, n = f.m, n+1
 		}
 	}
 	switch {
-	case modes > 1:
-		return &exitError{exitFailure, "mm: -tui, -acp, -a2a, -p and --ask each start mm a different way: give one"}
+	case n > 1:
+		return 0, &exitError{exitFailure, "mm: -tui, -acp, -a2a, -p and --ask each start mm a different way: give one"}
 	case o.ask != "" && o.askWithContext != "":
-		return &exitError{exitFailure, "mm: --ask and --ask-with-context go alone"}
-	case asking && len(o.args) != 1:
-		return &exitError{exitFailure, `mm: --ask takes one question: mm --ask <agent> "<question>"`}
-	case !asking && len(o.args) > 0:
+		return 0, &exitError{exitFailure, "mm: --ask and --ask-with-context go alone"}
+	case chosen == modeAsk && len(o.args) != 1:
+		return 0, &exitError{exitFailure, `mm: --ask takes one question: mm --ask <agent> "<question>"`}
+	case chosen != modeAsk && len(o.args) > 0:
 		if flag := o.boolFlagValue(o.args[0]); flag != "" {
-			return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q: a value of %s goes after \"=\" (%s=%s)", o.args[0], flag, flag, o.args[0])}
+			return 0, &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q: a value of %s goes after \"=\" (%s=%s)", o.args[0], flag, flag, o.args[0])}
 		}
-		return &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q (a prompt goes after -p, or on a line of line mode)", o.args[0])}
-	case o.json && !o.promptSet:
-		return &exitError{exitFailure, errJSONWithoutP}
-	case o.promptSet && o.prompt != "-" && strings.TrimSpace(o.prompt) == "":
-		return &exitError{exitFailure, errEmptyPrompt}
+		return 0, &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q (a prompt goes after -p, or on a line of line mode)", o.args[0])}
+	case o.json && chosen != modePrompt:
+		return 0, &exitError{exitFailure, errJSONWithoutP}
+	case chosen == modePrompt && o.prompt != "-" && strings.TrimSpace(o.prompt) == "":
+		return 0, &exitError{exitFailure, errEmptyPrompt}
 	}
-	env, err := agent.ReadEnv(os.Environ(), executable())
-	if err != nil {
-		return &exitError{exitFailure, "mm: " + err.Error()}
-	}
-	logger, closeLog, err := openLog(o.logPath, &env)
-	if err != nil {
-		return &exitError{exitFailure, "mm: " + err.Error()}
-	}
-	defer closeLog()
-	cfg, err := o.loadConfig()
+	return chosen, nil
+}
+
+// run starts mm the way the flags say: the agent is built, then handed to
+// the mode's own function.
+func (o *rootOptions) run(ctx context.Context) error {
+	m, err := o.mode()
 	if err != nil {
 		return err
 	}
-	// The session file is opened (locked, checked) before anything starts,
-	// so a file that is refused is refused before anything else happens.
+	a, err := o.start(ctx, m)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	switch m {
+	case modeWindow:
+		return a.window(ctx)
+	case modeEditor:
+		return acp.Serve(ctx, a.App, Version, a.io.In, a.io.Out, a.io.Err)
+	case modeServe:
+		return a.serveA2A(ctx, o.a2a)
+	case modeAsk:
+		return a.askCLI(ctx, o)
+	case modePrompt:
+		return a.prompt(ctx, o.prompt)
+	}
+	return a.lineMode(ctx)
+}
+
+// start builds the agent of mode m: the environment, the log, the config,
+// the session file (opened, locked and checked before anything starts, so
+// that a file that is refused is refused before anything else happens).
+func (o *rootOptions) start(ctx context.Context, m mode) (*app, error) {
+	env, err := agent.ReadEnv(os.Environ(), executable())
+	if err != nil {
+		return nil, &exitError{exitFailure, "mm: " + err.Error()}
+	}
+	logger, closeLog, err := openLog(o.logPath, &env)
+	if err != nil {
+		return nil, &exitError{exitFailure, "mm: " + err.Error()}
+	}
+	cfg, err := o.loadConfig()
+	if err != nil {
+		closeLog()
+		return nil, err
+	}
 	var opened *agent.Opened
-	if o.session != "" && !asking && !o.acp {
+	if o.session != "" && m != modeAsk && m != modeEditor {
 		f, history, err := sessionfile.Open(o.session)
 		if err != nil {
-			return &exitError{exitFailure, "mm: session file: " + err.Error()}
+			closeLog()
+			return nil, &exitError{exitFailure, "mm: session file: " + err.Error()}
 		}
 		if d := f.Dropped(); d != nil {
 			fmt.Fprintln(o.io.Err, "mm: "+d.String())
 		}
 		opened = &agent.Opened{Path: o.session, File: f, History: history}
 	}
-	built, err := agent.New(cfg, agent.Options{
+	built, err := agent.New(ctx, cfg, agent.Options{
 		Env: env, Version: Version, Notices: o.io.Err, Session: opened, Log: logger,
 		// --ask runs no turn of this agent: its MCP servers' tools would
 		// never be offered, so they are not started.
-		MCP: !asking,
+		MCP: m != modeAsk,
 	})
 	if err != nil {
 		if opened != nil {
 			opened.File.Close()
 		}
-		return err
+		closeLog()
+		return nil, err
 	}
-	defer built.Close()
-	app := &app{App: built.App, built: built, io: o.io, sessionPath: o.session, json: o.json}
-	switch {
-	case o.tui:
-		err := tui.Run(ctx, app.App, tui.Options{In: o.io.In, Out: o.io.Out, Err: o.io.Err, Color: o.io.Color, Session: o.session})
-		if errors.Is(err, tui.ErrInterrupted) {
-			return errInterrupted
-		}
-		return err
-	case o.acp:
-		return acp.Serve(ctx, app.App, Version, o.io.In, o.io.Out, o.io.Err)
-	case o.a2a != "":
-		return app.serveA2A(ctx, o.a2a)
-	case asking:
-		return app.askCLI(ctx, o)
-	case o.promptSet:
-		prompt := o.prompt
-		if prompt == "-" {
-			b, err := io.ReadAll(o.io.In)
-			if err != nil {
-				return fmt.Errorf("read the prompt from stdin: %w", err)
-			}
-			prompt = strings.TrimRight(string(b), "\n")
-			if strings.TrimSpace(prompt) == "" {
-				return &exitError{exitFailure, "mm: the prompt read from stdin (-p -) is empty"}
-			}
-		}
-		return app.once(ctx, prompt)
+	return &app{App: built.App, built: built, io: o.io, sessionPath: o.session, json: o.json,
+		close: func() {
+			built.Close()
+			closeLog()
+		}}, nil
+}
+
+// window is -tui: the full-screen front end.
+func (a *app) window(ctx context.Context) error {
+	err := tui.Run(ctx, a.App, tui.Options{In: a.io.In, Out: a.io.Out, Err: a.io.Err, Color: a.io.Color, Session: a.sessionPath})
+	if errors.Is(err, tui.ErrInterrupted) {
+		return errInterrupted
 	}
-	return app.lineMode(ctx)
+	return err
 }
 
 // errEmptyPrompt refuses -p with nothing to ask (blank counts as
@@ -204,6 +238,8 @@ type app struct {
 	sessionPath string
 	// json is --json: -p writes JSON Lines events on stdout.
 	json bool
+	// close ends what start started: the agent, then the log.
+	close func()
 }
 
 // openLog opens the diagnostics log (--log FILE, else MM_LOG) and makes
@@ -235,82 +271,6 @@ func executable() string {
 	return bin
 }
 
-// once is -p: one turn, then exit (1 when it failed, 130 when interrupted).
-func (a *app) once(ctx context.Context, prompt string) error {
-	ctx, stop := signalContext(ctx)
-	defer stop()
-	d := newDisplay(a.io, a.Config)
-	switch {
-	case a.json:
-		// stdout holds the events alone; stderr gets what it gets without
-		// --json (warnings, notices, the error), the display lines nowhere.
-		d = &display{out: io.Discard, err: a.io.Err, cfg: a.Config}
-	case a.Config.StructuredOutput != nil:
-		d = &display{out: a.io.Err, cfg: a.Config} // stdout holds the JSON document alone
-	}
-	if a.io.InTTY {
-		consent := &lineConsent{lines: newTTYLines(a.io.In), out: d.out}
-		if a.json {
-			consent.out = a.io.Err // the question goes where a person reads it
-		} else {
-			defer consent.during(d)()
-		}
-		a.SetConsent(consent)
-	}
-	s, err := a.OpenSession(a.sessionPath)
-	if err != nil {
-		return &exitError{exitFailure, "mm: " + err.Error()}
-	}
-	if a.json {
-		return a.onceJSON(ctx, s, prompt, d)
-	}
-	if a.Config.StructuredOutput != nil {
-		return a.onceStructured(ctx, s, prompt, d)
-	}
-	res := s.Generate(ctx, prompt, d.show)
-	d.footer(res)
-	return a.onceExit(res)
-}
-
-// onceExit is how -p ends after the turn res: the exit code, and the
-// error and what explains it on stderr.
-func (a *app) onceExit(res orchestrator.TurnResult) error {
-	if res.Err == nil && res.CutOff != "" {
-		return &exitError{code: exitFailure} // the warning said it
-	}
-	err := turnError(res)
-	if notes := a.defaultsNotes(res.Err); len(notes) > 0 {
-		// The error first, then what explains it.
-		fmt.Fprintln(a.io.Err, err.Error())
-		for _, n := range notes {
-			fmt.Fprintln(a.io.Err, n)
-		}
-		return &exitError{code: exitFailure}
-	}
-	return err
-}
-
-// onceJSON is -p --json: every event of the turn as a JSON line on stdout
-// as it happens (internal/jsonevents), then the result; the exit code and
-// stderr as without --json.
-func (a *app) onceJSON(ctx context.Context, s *orchestrator.Session, prompt string, d *display) error {
-	stream := &jsonevents.Stream{W: jsonevents.NewWriter(a.io.Out), ShowReasoning: a.Config.ShowReasoning}
-	structured := a.Config.StructuredOutput != nil
-	res := s.Generate(ctx, prompt, func(ev orchestrator.Event) {
-		stream.Show(ev)
-		d.show(ev)
-	})
-	d.footer(res)
-	var err error
-	if structured {
-		err = structuredExit(res)
-	} else {
-		err = a.onceExit(res)
-	}
-	stream.W.Write(jsonevents.ResultOf(res, structured))
-	return err
-}
-
 // defaultsNotes are the lines that follow the error of a turn when mm ran
 // on its built-in defaults and could not reach their model server: no
 // config was found, which model that chose, and what llmman is.
@@ -334,38 +294,6 @@ func noConfigNotice(model string) string {
 // llmmanNotice says what llmman is and where to get it.
 const llmmanNotice = "mm: llmman is the local model server mm uses by default (https://github.com/llmmanorg/llmman: install it, then run llmman serve); " +
 	`to use Ollama, llama.cpp or another server, write an agent.yaml naming it (README: "Point mm at a model server")`
-
-// onceStructured is -p on an agent with structuredOutput: stdout holds the
-// JSON document alone, for a script to parse; tool and failure lines go to
-// stderr; no ⚙ line and no hook list.
-func (a *app) onceStructured(ctx context.Context, s *orchestrator.Session, prompt string, d *display) error {
-	res := s.Generate(ctx, prompt, func(ev orchestrator.Event) {
-		if ev.Kind == orchestrator.Text && len(ev.Agent) == 0 {
-			return // the answer, written below once the turn is over
-		}
-		d.show(ev)
-	})
-	d.done()
-	if res.SaveErr != nil {
-		fmt.Fprintln(a.io.Err, "mm: session file: "+res.SaveErr.Error())
-	}
-	if err := structuredExit(res); err != nil {
-		return err
-	}
-	fmt.Fprintln(a.io.Out, strings.TrimSpace(res.Answer))
-	return nil
-}
-
-// structuredExit is how -p ends on an agent with structuredOutput.
-func structuredExit(res orchestrator.TurnResult) error {
-	if err := turnError(res); err != nil {
-		return err
-	}
-	if res.Stopped { // a hook's response is no JSON document
-		return &exitError{exitFailure, res.Answer}
-	}
-	return nil
-}
 
 // turnError is the exit of a turn that did not answer.
 func turnError(res orchestrator.TurnResult) error {

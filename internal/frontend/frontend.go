@@ -39,30 +39,23 @@ type App struct {
 	// the model client and the config's MCP servers are shared, and
 	// servers (the editor's, by name) are started for it alone. What it
 	// starts ends with its Close, not with this one's.
-	In func(dir string, servers map[string]config.MCPServer) (*App, error)
+	In func(ctx context.Context, dir string, servers map[string]config.MCPServer) (*App, error)
 	// Close ends everything the agent started: asked agents' processes,
 	// MCP servers, remote connections, the hooks log, session files.
 	Close func()
 }
 
-// SetConsent makes c the way the agent, and the agents it asks, put
-// consent questions to a person.
-func (a *App) SetConsent(c orchestrator.Consent) {
-	a.Agent.Consent = c
-	if a.Relay != nil {
-		a.Relay.Consent = c
-	}
-}
-
 // Ask runs an /ask… command line (via: command) in session s: the asked
 // agent's events go to show as they happen; the exchange enters the
 // history as the question sent, then "[<agent>'s answer]" with the answer;
+// the asked agent's consent questions are put to consent (the front end's,
+// as for its own turns);
 // a denied or failed relay leaves the history unchanged (an answer cut
 // off enters with its marker). The caller says
 // what went wrong from the result: Denied (print relay.DeniedError),
 // Status Cancelled, or Err; the error is for a command that could not run
 // (or an exchange that could not be saved).
-func (a *App) Ask(ctx context.Context, s *orchestrator.Session, line string, show func(orchestrator.Event)) (relay.Result, error) {
+func (a *App) Ask(ctx context.Context, s *orchestrator.Session, line string, show func(orchestrator.Event), consent orchestrator.Consent) (relay.Result, error) {
 	name, question, withContext, _ := ParseAsk(line)
 	if a.Relay == nil {
 		return relay.Result{}, ErrNoAgents
@@ -70,7 +63,7 @@ func (a *App) Ask(ctx context.Context, s *orchestrator.Session, line string, sho
 	if name == "" || question == "" {
 		return relay.Result{}, ErrAskUsage
 	}
-	req := relay.Request{Agent: name, Question: question, WithContext: withContext, Via: relay.ViaCommand, Show: show}
+	req := relay.Request{Agent: name, Question: question, WithContext: withContext, Via: relay.ViaCommand, Show: show, Consent: consent}
 	if withContext {
 		req.Transcript = s.Transcript()
 	}

@@ -53,14 +53,14 @@ func (m *model) start(line string) tea.Cmd {
 		go func() {
 			defer m.jobs.Done()
 			defer cancel()
-			res, err := m.app.Ask(ctx, m.session, line, show)
+			res, err := m.app.Ask(ctx, m.session, line, show, m.consent)
 			send(askDoneMsg{line: line, res: res, err: err})
 		}()
 	default:
 		go func() {
 			defer m.jobs.Done()
 			defer cancel()
-			send(turnDoneMsg{m.session.Generate(ctx, line, show)})
+			send(turnDoneMsg{m.session.Generate(ctx, line, show, m.consent)})
 		}()
 	}
 	return m.spin.Tick

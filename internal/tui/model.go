@@ -24,6 +24,9 @@ type model struct {
 	session *orchestrator.Session
 	ctx     context.Context // the jobs' parent
 	send    func(tea.Msg)   // Program.Send, set before the program runs
+	// consent puts the turns' consent questions (and their asked
+	// agents') in the dialog; set before the program runs.
+	consent orchestrator.Consent
 	jobs    *sync.WaitGroup // the jobs' goroutines, waited for at exit
 
 	st     styles

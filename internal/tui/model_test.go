@@ -62,7 +62,7 @@ func newHarness(t *testing.T, replies ...llm.Reply) (*harness, *fakeTool) {
 	t.Cleanup(cancel)
 	h := &harness{t: t, m: newModel(ctx, app, orchestrator.NewSession(app.Agent)), msgs: make(chan tea.Msg, 100)}
 	h.m.send = func(msg tea.Msg) { h.msgs <- msg }
-	app.SetConsent(&consent{send: h.m.send, done: make(chan struct{})})
+	h.m.consent = &consent{send: h.m.send, done: make(chan struct{})}
 	h.m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	t.Cleanup(h.m.jobs.Wait)
 	return h, tool
