@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -158,14 +159,47 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
-// ModelOf reads only the model reference of the config at path, for the
-// ask object's agentModel; ok is false when the file is unreadable.
+// ModelOf is the model reference of the config at path, for the ask
+// object's agentModel; ok is false when the file is unreadable. The
+// reference reads it from the file at each ask ("read from that file"),
+// so an edit between two asks shows: the file is parsed again only when
+// its size or modification time changed since the last read (a stat
+// costs a few microseconds, a parse of a config with hooks a hundred).
 func ModelOf(path string) (model string, ok bool) {
-	c, err := Load(path)
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", false
 	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", false
+	}
+	key := modelKey{size: st.Size(), mod: st.ModTime()}
+	if v, hit := models.Load(abs); hit {
+		if m := v.(modelRead); m.key == key {
+			return m.model, true
+		}
+	}
+	c, err := Load(abs)
+	if err != nil {
+		models.Delete(abs)
+		return "", false
+	}
+	models.Store(abs, modelRead{key, c.Model})
 	return c.Model, true
+}
+
+// models are the model references ModelOf read, by absolute path.
+var models sync.Map
+
+type modelKey struct {
+	size int64
+	mod  time.Time
+}
+
+type modelRead struct {
+	key   modelKey
+	model string
 }
 
 func readReason(err error) string {

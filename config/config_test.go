@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,4 +258,56 @@ func TestJSONDuplicates(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tt.data, err, tt.want)
 		}
 	}
+}
+
+// ModelOf follows the file: an edit between two reads shows, an
+// unreadable file is not ok.
+func TestModelOfFollowsTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "expert.yaml")
+	write := func(model string, mod time.Time) {
+		if err := os.WriteFile(path, []byte("model: "+model+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0 := time.Now().Add(-time.Hour)
+	write("llmman/a", t0)
+	if m, ok := ModelOf(path); !ok || m != "llmman/a" {
+		t.Fatalf("ModelOf = %q, %v", m, ok)
+	}
+	write("llmman/b", t0.Add(time.Second)) // same size, another time
+	if m, ok := ModelOf(path); !ok || m != "llmman/b" {
+		t.Errorf("after an edit, ModelOf = %q, %v", m, ok)
+	}
+	os.Remove(path)
+	if _, ok := ModelOf(path); ok {
+		t.Error("ModelOf of a removed file is ok")
+	}
+}
+
+func BenchmarkModelOf(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "expert.yaml")
+	cfg := "model: llmman/a\nsystem: You are an expert.\nhooks:\n  preToolCall:\n"
+	for i := range 10 {
+		cfg += fmt.Sprintf("    - matcher: ^bash$\n      command: ./hooks/guard%d.sh\n", i)
+	}
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("parse", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Load(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unchanged", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := ModelOf(path); !ok {
+				b.Fatal("not ok")
+			}
+		}
+	})
 }

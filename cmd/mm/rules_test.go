@@ -167,3 +167,129 @@ func TestNoSetenv(t *testing.T) {
 		t.Fatalf("found only %d Go files under %s", found, root)
 	}
 }
+
+// parsePkg parses the non-test Go files of one of mm's package directories.
+func parsePkg(t *testing.T, dir string) (*token.FileSet, map[string]*ast.File) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no Go files in %s (%v)", dir, err)
+	}
+	fset := token.NewFileSet()
+	files := map[string]*ast.File{}
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[filepath.Base(p)] = f
+	}
+	return fset, files
+}
+
+// TestConsentIsNoField: consent belongs to the caller of a turn or a
+// relay (an argument, as show is), never to what the callers share: the
+// orchestrator's Agent and the relay's Relay hold no Consent, and the
+// front ends' App cannot be given one.
+func TestConsentIsNoField(t *testing.T) {
+	shared := []struct{ dir, typ string }{{"orchestrator", "Agent"}, {"relay", "Relay"}, {"internal/frontend", "App"}}
+	for _, s := range shared {
+		_, files := parsePkg(t, s.dir)
+		seen := false
+		for _, f := range files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.TypeSpec:
+					st, ok := n.Type.(*ast.StructType)
+					if !ok || n.Name.Name != s.typ {
+						return true
+					}
+					seen = true
+					for _, field := range st.Fields.List {
+						typ := types(field.Type)
+						for _, name := range field.Names {
+							if strings.Contains(typ, "Consent") || strings.Contains(name.Name, "Consent") {
+								t.Errorf("%s.%s has the field %s %s: consent is an argument of the call", s.dir, s.typ, name.Name, typ)
+							}
+						}
+					}
+				case *ast.FuncDecl:
+					if n.Recv != nil && strings.Contains(n.Name.Name, "Consent") && strings.Contains(types(n.Recv.List[0].Type), s.typ) {
+						t.Errorf("%s: (%s).%s: consent is an argument of the call, not the agent's", s.dir, s.typ, n.Name.Name)
+					}
+				}
+				return true
+			})
+		}
+		if !seen {
+			t.Errorf("no struct %s in %s: the rule checks nothing", s.typ, s.dir)
+		}
+	}
+}
+
+// types is a type expression as source text, roughly (enough to name it).
+func types(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.StarExpr:
+		return "*" + types(e.X)
+	case *ast.SelectorExpr:
+		return types(e.X) + "." + e.Sel.Name
+	}
+	return ""
+}
+
+// TestOneStatusMappingPerWire: a relay's or a tool call's status crosses
+// each wire through one pair of functions, in one file: the child
+// protocol's enum values are named only in agentproc/wire.go, A2A's
+// outcome names only in remote/remote.go's table ("cancelled" and
+// "failed" are words of error texts too: the names only an outcome uses
+// are checked).
+func TestOneStatusMappingPerWire(t *testing.T) {
+	wires := []struct {
+		dir, file string
+		named     func(n ast.Node) string // the wire value n names, "" for none
+	}{
+		{"agentproc", "wire.go", func(n ast.Node) string {
+			if sel, ok := n.(*ast.SelectorExpr); ok && types(sel.X) == "agentpb" &&
+				(strings.HasPrefix(sel.Sel.Name, "Outcome_") || strings.HasPrefix(sel.Sel.Name, "ToolStatus_")) {
+				return "agentpb." + sel.Sel.Name
+			}
+			return ""
+		}},
+		{"remote", "remote.go", func(n ast.Node) string {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING &&
+				slices.Contains([]string{`"answered"`, `"maxSteps"`, `"cutOff"`}, lit.Value) {
+				return lit.Value
+			}
+			return ""
+		}},
+	}
+	for _, w := range wires {
+		fset, files := parsePkg(t, w.dir)
+		inWire := 0
+		for name, f := range files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if v := w.named(n); v != "" {
+					if name == w.file {
+						inWire++
+					} else {
+						t.Errorf("%s:%d names %s: map statuses through the functions of %s/%s", filepath.Join(w.dir, name), fset.Position(n.Pos()).Line, v, w.dir, w.file)
+					}
+				}
+				return true
+			})
+		}
+		if inWire == 0 {
+			t.Errorf("%s/%s names no wire status: the rule checks nothing", w.dir, w.file)
+		}
+	}
+}

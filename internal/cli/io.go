@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
+	"strings"
 )
 
 // lineReader reads lines in its own goroutine so that a turn waiting for a
@@ -48,4 +50,12 @@ func (lr *lineReader) next(ctx context.Context) (string, bool) {
 	case <-ctx.Done():
 		return "", false
 	}
+}
+
+// TestStreams are streams for a test to drive a front end with, as gh's
+// iostreams.Test: stdin reads in; stdout and stderr write to out and
+// errOut; no terminal unless the test says so (InTTY, OutTTY).
+func TestStreams(in string) (ios *IOStreams, out, errOut *bytes.Buffer) {
+	out, errOut = &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: strings.NewReader(in), Out: out, Err: errOut}, out, errOut
 }

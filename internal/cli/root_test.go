@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mm-agent/mm/internal/mockmodel"
+)
+
+// The flags choose one mode, or say why they do not go together.
+func TestMode(t *testing.T) {
+	tests := []struct {
+		name string
+		o    rootOptions
+		want mode
+		err  string
+	}{
+		{"nothing", rootOptions{}, modeLine, ""},
+		{"-p", rootOptions{promptSet: true, prompt: "hi"}, modePrompt, ""},
+		{"-p -", rootOptions{promptSet: true, prompt: "-"}, modePrompt, ""},
+		{"--ask", rootOptions{ask: "expert", args: []string{"q"}}, modeAsk, ""},
+		{"--ask-with-context", rootOptions{askWithContext: "expert", args: []string{"q"}}, modeAsk, ""},
+		{"-tui", rootOptions{tui: true}, modeWindow, ""},
+		{"-acp", rootOptions{acp: true}, modeEditor, ""},
+		{"-a2a", rootOptions{a2a: ":7433"}, modeServe, ""},
+		{"two modes", rootOptions{tui: true, promptSet: true, prompt: "x"}, 0, "each start mm a different way"},
+		{"both asks", rootOptions{ask: "a", askWithContext: "b", args: []string{"q"}}, 0, "go alone"},
+		{"ask without question", rootOptions{ask: "a"}, 0, "--ask takes one question"},
+		{"stray argument", rootOptions{args: []string{"hello"}}, 0, `unexpected argument "hello"`},
+		{"stray bool value", rootOptions{yoloSet: true, args: []string{"false"}}, 0, `--yolo=false`},
+		{"--json alone", rootOptions{json: true}, 0, "--json goes with -p"},
+		{"blank prompt", rootOptions{promptSet: true, prompt: "  "}, 0, "the prompt is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.o.mode()
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Fatalf("error %v, want one saying %q", err, tt.err)
+			case tt.err == "" && got != tt.want:
+				t.Errorf("mode %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// A model that asks to run bash once, on a scripted model server.
+func touchingModel(t *testing.T, path string) string {
+	t.Helper()
+	script, err := mockmodel.ParseScript([]byte(fmt.Sprintf(`replies:
+  - match: 'make a file'
+    toolCalls:
+      - name: bash
+        args: {command: "touch %s"}
+  - match: '.'
+    repeat: true
+    text: done
+`, path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mockmodel.New(script, "")
+	url, err := srv.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	cfg := filepath.Join(t.TempDir(), "agent.yaml")
+	if err := os.WriteFile(cfg, []byte("model: lab/m\nproviders:\n  lab: {baseURL: "+url+"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// -p puts consent questions to the terminal it was started from, and
+// only to it: with no terminal the call is refused as no one could be
+// asked; on a terminal the user's y lets it run.
+func TestPromptConsent(t *testing.T) {
+	tests := []struct {
+		name  string
+		tty   bool
+		in    string
+		ran   bool
+		shows string
+	}{
+		{"no terminal", false, "y\n", false, "[denied: no one to ask for consent; set yolo: true to allow]"},
+		{"terminal, y", true, "y\n", true, "? [y/N]"},
+		{"terminal, n", true, "n\n", false, "[denied by the user]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			made := filepath.Join(t.TempDir(), "made-it")
+			cfg := touchingModel(t, made)
+			ios, out, errOut := TestStreams(tt.in)
+			ios.InTTY = tt.tty
+			code := Run(context.Background(), []string{"-c", cfg, "-p", "make a file"}, ios)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s%s", code, out, errOut)
+			}
+			if _, err := os.Stat(made); (err == nil) != tt.ran {
+				t.Errorf("the command ran: %v, want %v:\n%s%s", err == nil, tt.ran, out, errOut)
+			}
+			if !strings.Contains(out.String(), tt.shows) {
+				t.Errorf("stdout does not show %q:\n%s", tt.shows, out)
+			}
+		})
+	}
+}
+
+// Flags that do not go together are refused before anything starts.
+func TestRunRefusesFlags(t *testing.T) {
+	ios, out, errOut := TestStreams("")
+	if code := Run(context.Background(), []string{"-p", "x", "-tui"}, ios); code != exitFailure {
+		t.Errorf("exit %d, want %d", code, exitFailure)
+	}
+	if out.Len() != 0 || !strings.Contains(errOut.String(), "each start mm a different way") {
+		t.Errorf("stdout %q, stderr %q", out, errOut)
+	}
+}
