@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/mm-agent/mm/config"
@@ -43,13 +44,41 @@ func (a *app) serveA2A(ctx context.Context, addr string) error {
 	if srv.Token != "" {
 		auth = "bearer token required (" + tokenVar + ")"
 	}
-	fmt.Fprintf(a.io.Err, "mm -a2a: serving %s at http://%s/ · card /.well-known/agent-card.json · %s\n", name, ln.Addr(), auth)
+	fmt.Fprintf(a.io.Err, "mm -a2a: serving %s at http://%s/ · card /.well-known/agent-card.json · %s\n", name, reachable(ln.Addr()), auth)
 	if srv.Token == "" && !loopback(ln.Addr()) {
 		fmt.Fprintf(a.io.Err, "mm -a2a: warning: %s is not a loopback address and %s is not set: anyone who can reach the port can run this agent and its tools; set %s, or listen on 127.0.0.1\n", addr, tokenVar, tokenVar)
 	}
 	err = srv.Serve(ctx, ln)
 	fmt.Fprintln(a.io.Err, "mm -a2a: stopped")
 	return err
+}
+
+// checkListenAddr refuses an address net.Listen would refuse with a
+// message that does not say what to write: a port alone ("7433") or a
+// host alone.
+func checkListenAddr(addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err == nil {
+		return nil
+	}
+	if _, err := strconv.ParseUint(addr, 10, 16); err == nil {
+		return fmt.Errorf("%q is a port alone: use :%s (every interface) or host:%s", addr, addr, addr)
+	}
+	return fmt.Errorf("%q has no port: use %s:PORT, or :PORT for every interface", addr, strings.Trim(addr, "[]"))
+}
+
+// reachable is the address a client uses to reach a listener at addr: the
+// machine's name for one on every interface (0.0.0.0 or [::], which no
+// client can dial), else addr itself.
+func reachable(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return addr.String()
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(tcp.Port))
 }
 
 // loopback says addr is reachable from this machine alone.

@@ -12,7 +12,6 @@ import (
 	"github.com/mm-agent/mm/internal/acp"
 	"github.com/mm-agent/mm/internal/agent"
 	"github.com/mm-agent/mm/internal/frontend"
-	"github.com/mm-agent/mm/internal/model"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/internal/tui"
 	"github.com/mm-agent/mm/orchestrator"
@@ -78,6 +77,10 @@ func (o *rootOptions) mode() (mode, error) {
 		return 0, &exitError{exitFailure, errJSONWithoutP}
 	case chosen == modePrompt && o.prompt != "-" && strings.TrimSpace(o.prompt) == "":
 		return 0, &exitError{exitFailure, errEmptyPrompt}
+	case chosen == modeServe:
+		if err := checkListenAddr(o.a2a); err != nil {
+			return 0, &exitError{exitFailure, "mm -a2a: " + err.Error()}
+		}
 	}
 	return chosen, nil
 }
@@ -151,7 +154,7 @@ func (o *rootOptions) start(ctx context.Context, m mode) (*app, error) {
 		closeLog()
 		return nil, err
 	}
-	return &app{App: built.App, built: built, io: o.io, sessionPath: o.session, json: o.json,
+	return &app{App: built.App, built: built, io: o.io, sessionPath: o.session, json: o.json, modelFlag: o.model != "",
 		close: func() {
 			built.Close()
 			closeLog()
@@ -160,7 +163,7 @@ func (o *rootOptions) start(ctx context.Context, m mode) (*app, error) {
 
 // window is -tui: the full-screen front end.
 func (a *app) window(ctx context.Context) error {
-	err := tui.Run(ctx, a.App, tui.Options{In: a.io.In, Out: a.io.Out, Err: a.io.Err, Color: a.io.Color, Session: a.sessionPath})
+	err := tui.Run(ctx, a.App, tui.Options{In: a.io.In, Out: a.io.Out, Err: a.io.Err, Color: a.io.Color, Session: a.sessionPath, ModelFlag: a.modelFlag})
 	if errors.Is(err, tui.ErrInterrupted) {
 		return errInterrupted
 	}
@@ -240,6 +243,8 @@ type app struct {
 	json bool
 	// close ends what start started: the agent, then the log.
 	close func()
+	// modelFlag: the model came from --model, not from a config.
+	modelFlag bool
 }
 
 // openLog opens the diagnostics log (--log FILE, else MM_LOG) and makes
@@ -272,28 +277,11 @@ func executable() string {
 }
 
 // defaultsNotes are the lines that follow the error of a turn when mm ran
-// on its built-in defaults and could not reach their model server: no
-// config was found, which model that chose, and what llmman is.
+// with no config file and could not reach the model server
+// (frontend.DefaultsNotes).
 func (a *app) defaultsNotes(err error) []string {
-	var me *model.Error
-	if a.Config.Path != "" || !errors.As(err, &me) || me.Kind != model.ErrUnreachable {
-		return nil
-	}
-	notes := []string{noConfigNotice(a.Config.Model)}
-	if strings.HasPrefix(a.Config.Model, "llmman/") {
-		notes = append(notes, llmmanNotice)
-	}
-	return notes
+	return frontend.DefaultsNotes(a.Config, a.modelFlag, err)
 }
-
-// noConfigNotice says mm found no config and which model it chose.
-func noConfigNotice(model string) string {
-	return "mm: no config file was found (./agent.yaml, or -c FILE), so mm used its built-in model " + model
-}
-
-// llmmanNotice says what llmman is and where to get it.
-const llmmanNotice = "mm: llmman is the local model server mm uses by default (https://github.com/llmmanorg/llmman: install it, then run llmman serve); " +
-	`to use Ollama, llama.cpp or another server, write an agent.yaml naming it (README: "Point mm at a model server")`
 
 // turnError is the exit of a turn that did not answer.
 func turnError(res orchestrator.TurnResult) error {

@@ -34,6 +34,9 @@ func TestMode(t *testing.T) {
 		{"stray bool value", rootOptions{yoloSet: true, args: []string{"false"}}, 0, `--yolo=false`},
 		{"--json alone", rootOptions{json: true}, 0, "--json goes with -p"},
 		{"blank prompt", rootOptions{promptSet: true, prompt: "  "}, 0, "the prompt is empty"},
+		{"-a2a port alone", rootOptions{a2a: "7433"}, 0, `mm -a2a: "7433" is a port alone: use :7433 (every interface) or host:7433`},
+		{"-a2a host alone", rootOptions{a2a: "gpu-box"}, 0, `use gpu-box:PORT, or :PORT for every interface`},
+		{"-a2a [::]:7433", rootOptions{a2a: "[::]:7433"}, modeServe, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

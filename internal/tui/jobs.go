@@ -122,6 +122,9 @@ func (m *model) turnDone(res orchestrator.TurnResult) {
 		m.tr.line(kindError, "turn cancelled")
 	default:
 		m.tr.line(kindError, res.Err.Error())
+		for _, n := range frontend.DefaultsNotes(m.app.Config, m.modelFlag, res.Err) {
+			m.tr.line(kindNotice, n)
+		}
 	}
 }
 

@@ -27,6 +27,8 @@ type model struct {
 	// consent puts the turns' consent questions (and their asked
 	// agents') in the dialog; set before the program runs.
 	consent orchestrator.Consent
+	// modelFlag: the model came from --model (Options.ModelFlag).
+	modelFlag bool
 	jobs    *sync.WaitGroup // the jobs' goroutines, waited for at exit
 
 	st     styles

@@ -35,6 +35,9 @@ type Options struct {
 	Color bool
 	// Session is --session: the session file, "" for none.
 	Session string
+	// ModelFlag: the model came from --model (what the window says when
+	// there is no config and no server, frontend.DefaultsNotes).
+	ModelFlag bool
 }
 
 // ErrInterrupted is how Run ends when the user quit with Ctrl-C, so the
@@ -71,6 +74,7 @@ func Run(ctx context.Context, app *frontend.App, opts Options) error {
 	m.send = p.Send
 	done := make(chan struct{})
 	m.consent = &consent{send: p.Send, done: done}
+	m.modelFlag = opts.ModelFlag
 
 	restore := captureStderr(func(line string) { p.Send(stderrMsg(line)) })
 	_, err = p.Run()
