@@ -29,7 +29,7 @@ type model struct {
 	consent orchestrator.Consent
 	// modelFlag: the model came from --model (Options.ModelFlag).
 	modelFlag bool
-	jobs    *sync.WaitGroup // the jobs' goroutines, waited for at exit
+	jobs      *sync.WaitGroup // the jobs' goroutines, waited for at exit
 
 	st     styles
 	tr     *transcript
