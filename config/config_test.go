@@ -94,13 +94,15 @@ func TestLoadErrors(t *testing.T) {
 			"line 6: indented by 5 spaces, which lines up with no key above it (those are indented by 0, 2, 4 or 6 spaces)"},
 		{"under a scalar", "model: llmman/a\n  system: x\n", "line 2: indented by 2 spaces, which lines up with no key above it (those are indented by 0 spaces)"},
 		{"a key where a list item belongs", "a:\n  - x\n  y: 2\n", "line 3: did not find expected '-' indicator"},
+		{"a colon in a plain value", "hooks:\n  postToolCall:\n    - command: jq -c '{a: .b}'\n", `line 3: the value of command holds ": ", which YAML reads as the start of another key: put the value in quotes: - command: "jq -c '{a: .b}'"`},
+		{"a colon in a plain scalar", "model: llmman/a\nsystem: Note: be brief\n", `line 2: the value of system holds ": ", which YAML reads as the start of another key: put the value in quotes: system: 'Note: be brief'`},
 		{"tab", "model: llmman/a\nhooks:\n\tpreToolCall: []\n", "line 3: a tab indents this line; YAML indents with spaces"},
 		{"tab on line 1", "\tmodel: llmman/a\n", "line 1: a tab indents this line; YAML indents with spaces"},
 		{"tab after spaces", "hooks:\n  preToolCall:\n    - command: a\n    \ttimeout: 5s\n", "line 4: a tab indents this line; YAML indents with spaces"},
 		{"tab in a block scalar", "system: |\n\tBe brief.\n", "line 2: a tab indents this line; YAML indents with spaces"},
 		{"unclosed flow", "model: llmman/a\ntools: [bash,\n  read_file\nyolo: true\n", "line 2: did not find expected ',' or ']'"},
 		{"unclosed quote", "model: llmman/a\nsystem: \"be brief\nyolo: true\n", "line 2: found unexpected end of stream"},
-		{"mapping on line 1", "a: b: c\n", "line 1: mapping values are not allowed in this context"},
+		{"mapping on line 1", "a: b: c\n", `line 1: the value of a holds ": ", which YAML reads as the start of another key: put the value in quotes: a: 'b: c'`},
 		{"unknown alias", "model: *nothing\n", "line 1: unknown anchor 'nothing' referenced"},
 		// An agent /ask-<name> could not reach (it reads as
 		// /ask-with-context-<x>), local or remote.

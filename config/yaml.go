@@ -131,6 +131,9 @@ func syntaxError(data []byte, err error) error {
 	if strings.Contains(indent, "\t") {
 		return fmt.Errorf("line %d: a tab indents this line; YAML indents with spaces", line)
 	}
+	if key, quoted, ok := colonInPlainValue(text); ok && indentationProblem(msg) {
+		return fmt.Errorf("line %d: the value of %s holds \": \", which YAML reads as the start of another key: put the value in quotes: %s", line, key, quoted)
+	}
 	if indentationProblem(msg) {
 		levels := levelsAbove(lines[:line-1])
 		if len(levels) > 0 && !containsInt(levels, len(indent)) {
@@ -138,6 +141,33 @@ func syntaxError(data []byte, err error) error {
 		}
 	}
 	return fmt.Errorf("line %d: %s", line, msg)
+}
+
+// colonInPlainValue recognises the commonest YAML slip in a config: a
+// plain (unquoted) value holding ": " — command: jq -c '{a: .b}', system:
+// Note: be brief — which YAML reads as a mapping inside the value. It
+// returns the key and the line with its value quoted, the fix.
+func colonInPlainValue(text string) (key, quoted string, ok bool) {
+	line := strings.TrimRight(text, "\r\n")
+	body := strings.TrimLeft(line, " ")
+	lead := line[:len(line)-len(body)]
+	for strings.HasPrefix(body, "- ") {
+		lead += "- "
+		body = strings.TrimLeft(body[2:], " ")
+	}
+	k, value, found := strings.Cut(body, ": ")
+	value = strings.TrimSpace(value)
+	if !found || k == "" || strings.ContainsAny(k, " '\"{[") || value == "" ||
+		strings.ContainsRune("'\"{[|>&*!#", rune(value[0])) || !strings.Contains(value, ": ") {
+		return "", "", false
+	}
+	switch {
+	case !strings.Contains(value, "'"):
+		quoted = "'" + value + "'"
+	default:
+		quoted = strconv.Quote(value)
+	}
+	return k, strings.TrimLeft(lead, " ") + k + ": " + quoted, true
 }
 
 // mistakeLine is the line just after the longest prefix of lines that
