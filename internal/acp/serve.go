@@ -32,7 +32,7 @@ import (
 // them (their postGeneration hooks, their session files) before it
 // returns. version is mm's, for the initialize answer.
 func Serve(ctx context.Context, app *frontend.App, version string, in io.Reader, out, errw io.Writer) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	log := &logger{w: errw}
 	srv := &server{

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/mm-agent/mm/internal/calls"
 
@@ -89,9 +88,18 @@ func (a *app) lineMode(ctx context.Context) error {
 		return &exitError{exitFailure, "mm: " + err.Error()}
 	}
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
 
+	// unkept: a turn or an exchange could not be written to the session
+	// file (said when it happened); line mode goes on, and exits 1.
+	unkept := false
+	end := func() error {
+		if unkept {
+			return &exitError{code: exitFailure}
+		}
+		return nil
+	}
 	for {
 		if a.io.InTTY {
 			fmt.Fprint(a.io.Out, "› ")
@@ -106,7 +114,7 @@ func (a *app) lineMode(ctx context.Context) error {
 				if a.io.InTTY { // Ctrl-D: the shell's prompt goes on a line of its own
 					fmt.Fprintln(a.io.Out)
 				}
-				return nil
+				return end()
 			}
 			line = l
 		}
@@ -116,7 +124,7 @@ func (a *app) lineMode(ctx context.Context) error {
 		}
 		switch frontend.Parse(line) {
 		case frontend.Exit:
-			return nil
+			return end()
 		case frontend.Compact:
 			n, err := session.Compact(ctx)
 			if err != nil {
@@ -132,21 +140,20 @@ func (a *app) lineMode(ctx context.Context) error {
 			}
 			continue
 		case frontend.Ask:
-			a.askLine(ctx, session, line, sigs, consent)
+			unkept = !a.askLine(ctx, session, line, sigs, consent) || unkept
 			continue
 		case frontend.Unknown, frontend.Abort: // no /abort: Ctrl-C cancels a turn here
 			fmt.Fprintln(a.io.Out, frontend.UnknownCommand(line))
 			continue
 		}
-		if err := a.turn(ctx, session, line, sigs, consent); err != nil {
-			return err
-		}
+		unkept = !a.turn(ctx, session, line, sigs, consent) || unkept
 	}
 }
 
 // turn runs one line-mode turn; Ctrl-C cancels the turn, not the program:
-// the display then says so on a line of its own.
-func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, sigs chan os.Signal, consent *lineConsent) error {
+// the display then says so on a line of its own. kept is false when the
+// turn could not be written to the session file.
+func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, sigs chan os.Signal, consent *lineConsent) (kept bool) {
 	tctx, stop := cancelOn(ctx, sigs)
 	defer stop()
 	d := newDisplay(a.io, a.Config)
@@ -159,5 +166,5 @@ func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, 
 			fmt.Fprintln(a.io.Err, n)
 		}
 	}
-	return nil
+	return res.SaveErr == nil
 }

@@ -69,8 +69,10 @@ func (a *app) once(ctx context.Context, prompt string) error {
 // onceExit is how -p ends after the turn res: the exit code, and the
 // error and what explains it on stderr.
 func (a *app) onceExit(res orchestrator.TurnResult) error {
-	if res.Err == nil && res.CutOff != "" {
-		return &exitError{code: exitFailure} // the warning said it
+	if res.Err == nil && (res.CutOff != "" || res.SaveErr != nil) {
+		// The warning said it: an answer cut off, or a conversation that
+		// was not kept (the session file could not be written).
+		return &exitError{code: exitFailure}
 	}
 	err := turnError(res)
 	if notes := a.defaultsNotes(res.Err); len(notes) > 0 {
@@ -98,6 +100,9 @@ func (a *app) onceJSON(ctx context.Context, s *orchestrator.Session, prompt stri
 	var err error
 	if structured {
 		err = structuredExit(res)
+		if err == nil && res.SaveErr != nil {
+			err = &exitError{code: exitFailure}
+		}
 	} else {
 		err = a.onceExit(res)
 	}
@@ -123,6 +128,9 @@ func (a *app) onceStructured(ctx context.Context, s *orchestrator.Session, promp
 		return err
 	}
 	fmt.Fprintln(a.io.Out, strings.TrimSpace(res.Answer))
+	if res.SaveErr != nil {
+		return &exitError{code: exitFailure} // the answer is given, the conversation not kept
+	}
 	return nil
 }
 

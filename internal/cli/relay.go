@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -97,10 +98,15 @@ func endLine(w io.Writer, wrote bool) {
 	}
 }
 
-// signalContext is ctx cancelled by Ctrl-C or SIGTERM.
+// stopSignals end a turn the way Ctrl-C does: cut off, kept in the
+// session with its marker, its postGeneration hooks run. SIGHUP is one:
+// a terminal closed mid-turn must not lose the turn (its tools have run).
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// signalContext is ctx cancelled by Ctrl-C, SIGTERM or SIGHUP.
 func signalContext(ctx context.Context) (context.Context, func()) {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	ctx, stop := cancelOn(ctx, sigs)
 	return ctx, func() {
 		signal.Stop(sigs)
@@ -132,8 +138,9 @@ func newTTYLines(r io.Reader) *lineReader {
 // agent's answer streams labelled; the exchange enters the history as the
 // question sent and "[<agent>'s answer]"; a denied or failed relay leaves
 // the history unchanged. Its hook runs are not listed (they run outside a
-// turn).
-func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string, sigs chan os.Signal, consent *lineConsent) {
+// turn). kept is false when the exchange could not be written to the
+// session file.
+func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string, sigs chan os.Signal, consent *lineConsent) (kept bool) {
 	ctx, stop := cancelOn(ctx, sigs)
 	defer stop()
 	d := newDisplay(a.io, a.Config)
@@ -146,4 +153,6 @@ func (a *app) askLine(ctx context.Context, s *orchestrator.Session, line string,
 		}
 		fmt.Fprintln(a.io.Err, msg)
 	}
+	var notKept *frontend.NotKeptError
+	return !errors.As(err, &notKept)
 }

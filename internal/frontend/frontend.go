@@ -10,7 +10,6 @@ package frontend
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/orchestrator"
@@ -70,8 +69,15 @@ func (a *App) Ask(ctx context.Context, s *orchestrator.Session, line string, sho
 	res := a.Relay.Ask(ctx, req)
 	if !res.Denied && (res.Err == nil && res.Status == relay.Answered || res.Status == relay.CutOff) {
 		if err := s.AddExchange(name, res.Sent, res.Answer); err != nil {
-			return res, fmt.Errorf("session file: %w", err)
+			return res, &NotKeptError{err}
 		}
 	}
 	return res, nil
 }
+
+// NotKeptError is an exchange that could not be written to the session
+// file: the conversation was not kept (line mode exits 1 for it).
+type NotKeptError struct{ Err error }
+
+func (e *NotKeptError) Error() string { return "session file: " + e.Err.Error() }
+func (e *NotKeptError) Unwrap() error { return e.Err }
