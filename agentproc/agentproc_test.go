@@ -57,7 +57,7 @@ func wireServer(t *testing.T, s *server) (client, func()) {
 		conn.Close()
 		stop()
 	})
-	return client{agentpb.NewAgentClient(conn)}, stop
+	return client{rpc: agentpb.NewAgentClient(conn)}, stop
 }
 
 type consentFunc func(ctx context.Context, call orchestrator.Call) (bool, error)

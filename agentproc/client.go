@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
 
 	"github.com/mm-agent/mm/agentproc/agentpb"
@@ -18,7 +19,19 @@ import (
 // client is the parent's side of a child's Agent service, as the relay
 // asks it (the mirror of server, which serves an Agent): what go-plugin
 // dispenses to the Supervisor.
-type client struct{ rpc agentpb.AgentClient }
+type client struct {
+	rpc  agentpb.AgentClient
+	conn *grpc.ClientConn // nil in tests that make a client of their own
+}
+
+// alive says the connection to the child is up: when the child's process
+// dies, its end of the socket closes and the connection leaves the Ready
+// state at once, well before go-plugin has reaped the process (Exited).
+// A connection gRPC left idle (after 30 minutes without a call) counts as
+// gone too: the child is replaced, at the cost of one start.
+func (c client) alive() bool {
+	return c.conn == nil || c.conn.GetState() == connectivity.Ready
+}
 
 var _ relay.Asker = client{}
 
@@ -26,6 +39,14 @@ var _ relay.Asker = client{}
 // its consent questions (each answered through req.Consent on a goroutine
 // this ask owns and waits for), and its outcome.
 func (c client) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse {
+	resp, _ := c.ask(ctx, req)
+	return resp
+}
+
+// ask is Ask, and says whether the question never reached the child: the
+// stream could not be opened or the question not sent (the connection
+// was gone), so nothing of the ask ran there.
+func (c client) ask(ctx context.Context, req relay.AskRequest) (resp relay.AskResponse, undelivered bool) {
 	// The consent goroutines end with the ask: their questions are moot
 	// once the child has answered or gone.
 	var consents sync.WaitGroup
@@ -34,7 +55,7 @@ func (c client) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse
 	defer cancel()
 	stream, err := c.rpc.Ask(ctx, grpc.MaxCallRecvMsgSize(maxMsg), grpc.MaxCallSendMsgSize(maxMsg))
 	if err != nil {
-		return broken(ctx, req, "", err)
+		return broken(ctx, req, "", err), ctx.Err() == nil
 	}
 	var sendMu sync.Mutex
 	send := func(u *agentpb.Up) error {
@@ -43,13 +64,13 @@ func (c client) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse
 		return stream.Send(u)
 	}
 	if err := send(&agentpb.Up{Msg: &agentpb.Up_Question{Question: &agentpb.Question{Prompt: req.Prompt}}}); err != nil {
-		return broken(ctx, req, "", err)
+		return broken(ctx, req, "", err), ctx.Err() == nil
 	}
 	var answer strings.Builder // what the child showed of its own answer
 	for {
 		down, err := stream.Recv()
 		if err != nil {
-			return broken(ctx, req, answer.String(), err)
+			return broken(ctx, req, answer.String(), err), false
 		}
 		switch m := down.Msg.(type) {
 		case *agentpb.Down_Event:
@@ -69,7 +90,7 @@ func (c client) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse
 			}()
 		case *agentpb.Down_Outcome:
 			stream.CloseSend()
-			return fromOutcome(m.Outcome)
+			return fromOutcome(m.Outcome), false
 		}
 	}
 }

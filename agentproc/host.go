@@ -62,7 +62,7 @@ var _ relay.Asker = (*Supervisor)(nil)
 type child struct {
 	ready  chan struct{} // closed once started (or failed to)
 	client *plugin.Client
-	agent  relay.Asker // the child's Agent service (grpcPlugin.GRPCClient)
+	agent  client // the child's Agent service (grpcPlugin.GRPCClient)
 	err    error
 
 	// The process, for a start that is interrupted: go-plugin's own Kill
@@ -73,22 +73,33 @@ type child struct {
 }
 
 // Ask runs one ask in the agent's child process, starting it if need be.
+// An ask is never sent to a child that is gone: one whose process has
+// exited or whose connection is down is replaced by a fresh child (child),
+// and a question that could not even be sent — the child died a moment
+// before — is sent again, once, to a fresh one. A child whose connection
+// broke during an ask is dropped when the ask fails, so the next ask,
+// however soon, starts a fresh one.
 func (s *Supervisor) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse {
-	c, err := s.child(ctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return relay.AskResponse{Status: relay.Cancelled, Error: "cancelled"}
+	for try := 1; ; try++ {
+		c, err := s.child(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return relay.AskResponse{Status: relay.Cancelled, Error: "cancelled"}
+			}
+			return relay.AskResponse{Status: relay.Failed, Error: err.Error()}
 		}
-		return relay.AskResponse{Status: relay.Failed, Error: err.Error()}
+		start := time.Now()
+		resp, undelivered := c.agent.ask(ctx, req)
+		s.log().Debug("ask ended", "agent", req.Agent, "askDepth", req.Depth, "status", resp.Status.String(), "took", time.Since(start))
+		if resp.Status == relay.Failed && (c.client.Exited() || !c.agent.alive()) {
+			s.log().Info("child gone", "agent", req.Agent, "config", req.Config, "error", resp.Error, "undelivered", undelivered)
+			s.forget(childKey(req), c)
+			if undelivered && try == 1 {
+				continue
+			}
+		}
+		return resp
 	}
-	start := time.Now()
-	resp := c.agent.Ask(ctx, req)
-	s.log().Debug("ask ended", "agent", req.Agent, "askDepth", req.Depth, "status", resp.Status.String(), "took", time.Since(start))
-	if resp.Status == relay.Failed && c.client.Exited() {
-		s.log().Info("child exited", "agent", req.Agent, "config", req.Config, "error", resp.Error)
-		s.forget(childKey(req), c)
-	}
-	return resp
 }
 
 // child returns the running child for the agent, starting it if need be;
@@ -124,7 +135,7 @@ func (s *Supervisor) child(ctx context.Context, req relay.AskRequest) (*child, e
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if c.err == nil && !c.client.Exited() {
+		if c.err == nil && !c.client.Exited() && c.agent.alive() {
 			return c, nil
 		}
 		// It failed to start (perhaps its starter was interrupted), or it
@@ -237,7 +248,7 @@ func (s *Supervisor) start(ctx context.Context, c *child, req relay.AskRequest) 
 		log.Error("child did not start", "error", err.Error())
 		return s.startError(req, err)
 	}
-	c.agent = raw.(relay.Asker)
+	c.agent = raw.(client)
 	log.Info("child started", "childPid", c.pid(), "took", time.Since(began))
 	return nil
 }

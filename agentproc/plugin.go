@@ -22,5 +22,5 @@ func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 }
 
 func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (interface{}, error) {
-	return client{agentpb.NewAgentClient(c)}, nil
+	return client{rpc: agentpb.NewAgentClient(c), conn: c}, nil
 }
