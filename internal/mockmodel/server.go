@@ -265,7 +265,7 @@ func cmpOr(a, b string) string {
 type chatRequest struct {
 	Model         string            `json:"model"`
 	Tools         []json.RawMessage `json:"tools"`
-	Stream        bool   `json:"stream"`
+	Stream        bool              `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
