@@ -51,7 +51,12 @@ const (
 	ErrCut                     // the reply ended before it was complete
 	ErrIdle                    // no byte for IdleTimeout
 	ErrNotStream               // the body is not a chat-completions reply
+	ErrNoTools                 // the model takes no tools, and the request offered some
 )
+
+// NoToolsHint follows the error of a model that takes no tools (the
+// contract's "Local models as they are").
+const NoToolsHint = "use a model with tool support, or tools: [] in the config"
 
 // Error is every error Chat reports except a cancelled or expired context.
 // It is one line that names the server, made for a user to read as it is,
@@ -488,6 +493,9 @@ func (c *Client) statusError(base, modelName string, resp *http.Response) (*Erro
 	if m != "" {
 		msg += ": " + m
 	}
+	if noTools(status, lower) {
+		return kindError(ErrNoTools, status, msg+"; "+NoToolsHint, m), m
+	}
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		if c.APIKeyEnv != "" && c.APIKey == "" {
 			msg += "; the API key variable " + c.APIKeyEnv + " is not set"
@@ -501,13 +509,15 @@ func (c *Client) statusError(base, modelName string, resp *http.Response) (*Erro
 // contextLength recognises the servers' ways of saying a request is longer
 // than the model's context: llama-server's exceed_context_size_error
 // ("request (9412 tokens) exceeds the available context size (8192
-// tokens)"), vLLM's and OpenAI's "maximum context length is …".
+// tokens)"), vLLM's and OpenAI's "maximum context length is …", LM
+// Studio's ("… greater than the context length …", and later "the model
+// is loaded with context length of only 4096 tokens").
 func contextLength(status int, lower string) bool {
 	if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge && status != http.StatusInternalServerError {
 		return false
 	}
 	for _, s := range []string{"exceed_context_size", "exceeds the available context size", "maximum context length",
-		"context_length_exceeded", "context length exceeded", "greater than the context length"} {
+		"context_length_exceeded", "context length exceeded", "greater than the context length", "context length of only"} {
 		if strings.Contains(lower, s) {
 			return true
 		}
@@ -515,8 +525,15 @@ func contextLength(status int, lower string) bool {
 	return false
 }
 
-// modelNotFound recognises a 404 about the model (Ollama's "model "x" not
-// found, try pulling it first", vLLM's "The model `x` does not exist.",
+// noTools recognises a model that takes no tools: Ollama's 400 "<model>
+// does not support tools" (server/images.go CheckCapabilities).
+func noTools(status int, lower string) bool {
+	return status == http.StatusBadRequest && strings.Contains(lower, "does not support tools")
+}
+
+// modelNotFound recognises a 404 about the model (Ollama's "model 'x' not
+// found", or "model "x" not found, try pulling it first" when its files
+// are missing), vLLM's "The model `x` does not exist.",
 // LM Studio's model_not_found), and a 400 with OpenAI's model_not_found.
 func modelNotFound(status int, lower string) bool {
 	switch status {
