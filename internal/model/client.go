@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,8 +68,11 @@ type Error struct {
 	Kind   ErrorKind
 	// Cause says in a few words why a reply that had started ended, for
 	// the marker the history keeps after it ("connection closed by the
-	// server").
+	// server"); for ErrContextLength, the server's own message.
 	Cause string
+	// Window is, for ErrContextLength, the model's context in tokens when
+	// the server said it; 0 otherwise.
+	Window int
 }
 
 // Error returns the message as it is: it is already what a user should read.
@@ -474,8 +478,10 @@ func (c *Client) statusError(base, modelName string, resp *http.Response) (*Erro
 	}
 	switch {
 	case contextLength(status, lower):
-		return kindError(ErrContextLength, status, "the conversation is longer than the model's context ("+answered+": "+m+
-			"); set contextBudget below the model's context size so mm compresses older turns, or /compact the session", m), m
+		e := kindError(ErrContextLength, status, "the conversation is longer than the model's context ("+answered+": "+m+
+			"); set contextBudget below the model's context size so mm compresses older turns, or /compact the session", m)
+		e.Window = contextWindow(data, m)
+		return e, m
 	case modelNotFound(status, lower):
 		msg := "model server at " + base + " does not have the model " + strconv.Quote(modelName)
 		if m != "" {
@@ -523,6 +529,38 @@ func contextLength(status int, lower string) bool {
 		}
 	}
 	return false
+}
+
+// windowWords find the model's context in the servers' overflow messages:
+// llama-server's "available context size (8192 tokens)", vLLM's "maximum
+// context length is 8192 tokens", LM Studio's "context length of only 8192
+// tokens" and "greater than the context length (9412 > 8192)".
+var windowWords = []*regexp.Regexp{
+	regexp.MustCompile(`context size \((\d+) tokens\)`),
+	regexp.MustCompile(`maximum context length is (\d+) tokens`),
+	regexp.MustCompile(`context length of only (\d+) tokens`),
+	regexp.MustCompile(`greater than the context length \(\d+ > (\d+)\)`),
+}
+
+// contextWindow is the model's context an overflow error says, 0 when it
+// does not: llama-server's n_ctx field, else the message's words.
+func contextWindow(body []byte, msg string) int {
+	var obj struct {
+		Error struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &obj) == nil && obj.Error.NCtx > 0 {
+		return obj.Error.NCtx
+	}
+	for _, re := range windowWords {
+		if sm := re.FindStringSubmatch(msg); sm != nil {
+			if n, err := strconv.Atoi(sm[1]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // noTools recognises a model that takes no tools: Ollama's 400 "<model>
