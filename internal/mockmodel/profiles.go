@@ -56,6 +56,10 @@ type profile struct {
 	// noTools is the answer to a request offering tools to a model whose
 	// template takes none; nil when the server has no such answer.
 	noTools func(model string) (int, string)
+	// anyModel: the server serves its one model whatever name a request
+	// gives (llama-server); the others answer a model not in the script's
+	// models with their modelNotFound error.
+	anyModel bool
 	// cutsPrompt: a prompt longer than the model's window is cut to it
 	// silently (Ollama) rather than refused.
 	cutsPrompt bool
@@ -470,6 +474,7 @@ var llamacppProfile = &profile{
 	name:       "llamacpp",
 	streamType: "text/event-stream",
 	models:     llamaModels,
+	anyModel:   true,
 	chunks: func(a *answer) [][]byte {
 		chunk := func(finish any, delta any) obj {
 			return obj{{"choices", arr{obj{{"finish_reason", finish}, {"index", 0}, {"delta", delta}}}},

@@ -40,8 +40,11 @@ type Script struct {
 	// Replies are tried in order for every request; see Reply.
 	Replies []Reply `yaml:"replies"`
 	// Models are the models the server says it has (GET /v1/models, and
-	// Ollama's /api/show), with what the server does with each; without
-	// it the server lists one model, "scripted", with no limits.
+	// Ollama's /api/show), with what the server does with each; a request
+	// for another model is answered with the profile's modelNotFound
+	// error (but by llama-server, which serves its one model whatever the
+	// name). Without it the server lists one model, "scripted", and
+	// answers any.
 	Models []Model `yaml:"models"`
 }
 

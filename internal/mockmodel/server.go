@@ -325,6 +325,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	// Ollama cuts it, below).
 	counted := len(body)/4 + 1
 	m := s.model(req.Model)
+	if p := s.profile; p != nil && m == nil && len(s.script.Models) > 0 && !p.anyModel {
+		a := &answer{model: req.Model, reply: &Reply{ServerError: "modelNotFound"}}
+		status, msg, _ := p.serverError("modelNotFound", a)
+		ctype, b := p.errorBody(status, msg, a)
+		writeRaw(w, status, ctype, b)
+		return
+	}
 	if p := s.profile; p != nil && m != nil {
 		if m.NoTools && len(req.Tools) > 0 && p.noTools != nil {
 			status, msg := p.noTools(req.Model)
