@@ -249,12 +249,15 @@ func (t *turn) overflow(ctx context.Context, err error) bool {
 	}
 	t.emit(Event{Kind: Warning, Text: OverflowNotice(me.Cause)})
 	n, cerr := s.compactFrom(ctx, t.userAt, t.before)
+	if n > 0 {
+		// The turn's messages now follow the summary and its
+		// acknowledgement (even when the session file failed to record it).
+		t.userAt, t.before = 2, 2
+	}
 	if cerr != nil {
 		t.emit(Event{Kind: Notice, Text: "⚙ the context could not be compressed: " + cerr.Error()})
-		return false
+		return n > 0
 	}
-	// The turn's messages now follow the summary and its acknowledgement.
-	t.userAt, t.before = 2, 2
 	t.emit(Event{Kind: Notice, Text: fmt.Sprintf(CompactedNotice, n)})
 	return true
 }
