@@ -813,7 +813,9 @@ var vllmProfile = &profile{
 // arguments fragments; reasoning in "reasoning_content"), the model
 // listing and the 404 captured in letta-ai/letta#1876 ("Model \"x\" not
 // found. Please specify a valid model.", code model_not_found, written
-// indented), and lmstudio-ai/lmstudio-bug-tracker#619 for a whole reply.
+// indented), lmstudio-ai/lmstudio-bug-tracker#619 for a whole reply, and
+// #237 for a prompt longer than the loaded context (400, the error a
+// string: "… context length of only N tokens …").
 // JSON.stringify writes it: insertion order, UTF-8 as is.
 
 func lmstudioID(a *answer) string { return "chatcmpl-" + token("lms"+strconv.Itoa(a.n), 21, lowalnum) }
@@ -890,6 +892,9 @@ var lmstudioProfile = &profile{
 		return "application/json; charset=utf-8", indentJSON(body, "  ")
 	},
 	errorBody: func(status int, msg string, a *answer) (string, []byte) {
+		if a != nil && a.reply.ServerError == "contextExceeded" {
+			return "application/json; charset=utf-8", indentJSON(obj{{"error", msg}}, "    ")
+		}
 		e := obj{{"message", msg}, {"type", "invalid_request_error"}}
 		if a != nil && a.reply.ServerError == "modelNotFound" {
 			e = append(e, kv{"param", "model"}, kv{"code", "model_not_found"})
@@ -901,7 +906,8 @@ var lmstudioProfile = &profile{
 		case "modelNotFound":
 			return 404, "Model \"" + a.model + "\" not found. Please specify a valid model.\n\nYour models:\n\nqwen3-8b", true
 		case "contextExceeded":
-			return 400, fmt.Sprintf("The number of tokens to keep from the initial prompt is greater than the context length (%d > %d). Try to load the model with a larger context length, or provide a shorter input.",
+			// lmstudio-ai/lmstudio-bug-tracker#237 (0.3.x): the error is a string.
+			return 400, fmt.Sprintf("<LM Studio error> Trying to keep the first %d tokens when context the overflows. However, the model is loaded with context length of only %d tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input. Error Data: n/a, Additional Data: n/a",
 				a.usage.PromptTokens, a.contextSize()), true
 		case "busy", "loading":
 			return 503, "Model is loading", true
