@@ -171,7 +171,8 @@ func (s *Server) Requests() []Recorded {
 }
 
 // ServeHTTP answers POST /v1/chat/completions and GET /v1/models (also
-// without the /v1 prefix, as llama-server accepts). A reply scripted with
+// without the /v1 prefix, as llama-server accepts), and with the ollama
+// profile Ollama's POST /api/show. A reply scripted with
 // cut aborts the connection by panicking with http.ErrAbortHandler, which
 // net/http handles silently; call it through a real http.Server.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
