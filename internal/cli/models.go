@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/internal/model"
@@ -63,14 +64,21 @@ func listModels(ctx context.Context, ios *IOStreams, ep config.Endpoint) error {
 		return modelsError(ctx, err)
 	}
 	if ep.Provider == "ollama" {
+		// Ollama reads each model's file to describe it: a few at a time.
+		var g errgroup.Group
+		g.SetLimit(4)
 		for i := range ms {
-			if err := c.OllamaShow(ctx, &ms[i]); err != nil {
+			g.Go(func() error {
+				err := c.OllamaShow(ctx, &ms[i])
 				var me *model.Error
 				if errors.As(err, &me) && me.Kind == model.ErrStatus {
-					continue // this model undescribed; the others may be
+					return nil // this model undescribed; the others may be
 				}
-				return modelsError(ctx, err)
-			}
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return modelsError(ctx, err)
 		}
 	}
 	w := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', 0)
