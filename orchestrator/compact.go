@@ -60,14 +60,30 @@ func (s *Session) Compact(ctx context.Context) (int, error) {
 }
 
 func (s *Session) compact(ctx context.Context) (int, error) {
-	last := -1
+	return s.compactFrom(ctx, s.lastUser(), len(s.History))
+}
+
+// compactable says whether History[:last] holds more than the summary of
+// an earlier compression.
+func (s *Session) compactable(last int) bool {
+	return last > 0 && (last != 2 || !strings.HasPrefix(s.History[0].Content, SummaryMarker))
+}
+
+// lastUser is the index of the history's last user message, -1 when none.
+func (s *Session) lastUser() int {
 	for i := len(s.History) - 1; i >= 0; i-- {
 		if s.History[i].Role == "user" {
-			last = i
-			break
+			return i
 		}
 	}
-	if last <= 0 || (last == 2 && strings.HasPrefix(s.History[0].Content, SummaryMarker)) {
+	return -1
+}
+
+// compactFrom replaces History[:last] by a summary, keeping History[last:].
+// stored is how much of History the Store holds (the rest is a turn
+// still running, appended when it ends).
+func (s *Session) compactFrom(ctx context.Context, last, stored int) (int, error) {
+	if !s.compactable(last) {
 		return 0, ErrNothingToCompact
 	}
 	old := s.History[:last]
@@ -82,11 +98,10 @@ func (s *Session) compact(ctx context.Context) (int, error) {
 	if reply.Content == "" {
 		return 0, errors.New("compress the conversation: the model wrote an empty summary")
 	}
-	kept := len(s.History) - last
-	s.History = Compacted(reply.Content, s.History, kept)
+	s.History = Compacted(reply.Content, s.History, len(s.History)-last)
 	s.counted, s.countedAt = 0, 0 // the server's count was of the history before
 	if s.Store != nil {
-		if err := s.Store.AppendCompaction(reply.Content, kept); err != nil {
+		if err := s.Store.AppendCompaction(reply.Content, max(stored-last, 0)); err != nil {
 			return last, fmt.Errorf("session file: %w", err)
 		}
 	}

@@ -30,6 +30,11 @@ type Session struct {
 	// counted is the server's prompt-token count for the last request,
 	// which held History[:countedAt]; 0 when no server said.
 	counted, countedAt int
+	// window is the context the server was seen to cut a prompt to, or
+	// said it has when it refused one (0: not seen); cutSaid says the
+	// session's one notice of a cut prompt was shown.
+	window  int
+	cutSaid bool
 
 	mu sync.Mutex
 }
@@ -49,6 +54,12 @@ type turn struct {
 	show func(Event)
 	// consent is the caller's way of asking a person (nil: no one to ask).
 	consent Consent
+	// before is the length of History the store holds: this turn's
+	// messages, from before on, are appended when the turn ends.
+	before int
+	// overflowed says the turn has compressed the history once after the
+	// server refused a request longer than the model's context.
+	overflowed bool
 	// userAt is the index in History of this turn's user message and wire
 	// its content as the model reads it (the rewritten prompt, then each
 	// preGeneration context); the history keeps the rewritten prompt alone.
@@ -76,10 +87,10 @@ func (s *Session) Generate(ctx context.Context, prompt string, show func(Event),
 	t := &turn{s: s, show: show, consent: consent}
 	a := s.Agent
 	t.compactIfNeeded(ctx, prompt)
-	before := len(s.History)
+	t.before = len(s.History)
 	defer func() {
-		if s.Store != nil && len(s.History) > before {
-			res.SaveErr = s.Store.AppendTurn(s.History[before:])
+		if s.Store != nil && len(s.History) > t.before {
+			res.SaveErr = s.Store.AppendTurn(s.History[t.before:])
 		}
 	}()
 
@@ -114,20 +125,33 @@ func (s *Session) Generate(ctx context.Context, prompt string, show func(Event),
 }
 
 // compactIfNeeded compresses the history before the turn when the history
-// and the prompt near the agent's context budget (estimated by
-// EstimateTokens): three quarters of it.
+// and the prompt near the context budget (estimated by EstimateTokens):
+// three quarters of it.
 func (t *turn) compactIfNeeded(ctx context.Context, prompt string) {
 	a := t.s.Agent
-	if a.ContextBudget <= 0 {
+	budget := t.s.budget()
+	if budget <= 0 {
 		return
 	}
 	if a.Expand != nil {
 		prompt = a.Expand(prompt) // attachments count too
 	}
-	if t.s.contextTokens(prompt) <= a.ContextBudget*3/4 {
+	if t.s.contextTokens(prompt) <= budget*3/4 {
 		return
 	}
-	n, err := t.s.compact(ctx)
+	// The last turn stays, unless the budget is the one taken from a
+	// window the server cut a prompt to and the last turn alone is past
+	// the mark: it is the prompt that was cut, and goes into the summary
+	// too.
+	s := t.s
+	keep := s.lastUser()
+	if keep >= 0 && a.ContextBudget <= 0 {
+		rest := append([]model.Message{{Role: "system", Content: a.System}, {Role: "user", Content: prompt}}, s.History[keep:]...)
+		if EstimateTokens(rest) > budget*3/4 {
+			keep = len(s.History)
+		}
+	}
+	n, err := s.compactFrom(ctx, keep, len(s.History))
 	switch {
 	case errors.Is(err, ErrNothingToCompact):
 	case err != nil:
@@ -147,6 +171,101 @@ func (s *Session) contextTokens(prompt string) int {
 	}
 	msgs := append([]model.Message{{Role: "system", Content: s.Agent.System}}, s.History...)
 	return EstimateTokens(msgs) + next
+}
+
+// budget is the context budget turns are held to: the agent's
+// contextBudget, else what the server showed of its window less a margin
+// (AdoptedBudget), else none.
+func (s *Session) budget() int {
+	if s.Agent.ContextBudget > 0 {
+		return s.Agent.ContextBudget
+	}
+	if s.window > 0 {
+		return AdoptedBudget(s.window)
+	}
+	return 0
+}
+
+// AdoptedBudget is the budget mm holds a session to, without contextBudget,
+// once the server showed its context window is n tokens: three quarters
+// of it, the rest left for what mm's estimate does not count (the tools'
+// definitions, the chat template) and for the answer.
+func AdoptedBudget(n int) int { return n * 3 / 4 }
+
+// Cut prompts: a server that counted fewer than half the tokens mm
+// estimates it sent, for a prompt of at least cutMinTokens, kept only the
+// end of it (Ollama cuts a prompt to num_ctx without an error).
+const cutMinTokens = 1000
+
+// CutPromptNotice is said once per session when the server cut a prompt to
+// n tokens (the contract's "Local models as they are").
+func CutPromptNotice(n int) string {
+	return fmt.Sprintf("mm: the server cut the prompt to %d tokens (its context window): raise it (Ollama: OLLAMA_CONTEXT_LENGTH or num_ctx; llama-server: -c) or set contextBudget below it", n)
+}
+
+// AdoptedNotice follows CutPromptNotice when the session has no
+// contextBudget and takes one from the window.
+func AdoptedNotice(budget int) string {
+	return fmt.Sprintf("mm: until then, contextBudget is %d for this session: older turns are compressed before it is reached", budget)
+}
+
+// sawPrompt compares the server's count of a request's prompt with mm's
+// estimate of it. A prompt the server cut is said once per session, and
+// without contextBudget the window becomes the session's budget; it
+// reports whether the count is of a cut prompt (and so no measure of the
+// history).
+func (t *turn) sawPrompt(msgs []model.Message, counted int) bool {
+	est := EstimateTokens(msgs)
+	if counted <= 0 || est < cutMinTokens || counted*2 >= est {
+		return false
+	}
+	s := t.s
+	adopt := s.Agent.ContextBudget <= 0 && (s.window == 0 || counted < s.window)
+	if adopt {
+		s.window = counted
+	}
+	if !s.cutSaid {
+		s.cutSaid = true
+		t.emit(Event{Kind: Warning, Text: CutPromptNotice(counted)})
+		if adopt {
+			t.emit(Event{Kind: Warning, Text: AdoptedNotice(AdoptedBudget(counted))})
+		}
+	}
+	return true
+}
+
+// OverflowNotice says the server refused a request longer than the
+// model's context and mm compresses the history to try it once more.
+func OverflowNotice(server string) string {
+	return "mm: the conversation is longer than the model's context (" + server + "); compressing it and trying again"
+}
+
+// overflow handles a request the server refused as longer than the
+// model's context: once a turn, the history before the turn is
+// compressed and the request is made again. It reports whether to retry.
+func (t *turn) overflow(ctx context.Context, err error) bool {
+	var me *model.Error
+	if t.overflowed || ctx.Err() != nil || !errors.As(err, &me) || me.Kind != model.ErrContextLength || !t.s.compactable(t.userAt) {
+		return false
+	}
+	t.overflowed = true
+	s := t.s
+	if me.Window > 0 && s.Agent.ContextBudget <= 0 && (s.window == 0 || me.Window < s.window) {
+		s.window = me.Window // the server said its window: later turns keep under it
+	}
+	t.emit(Event{Kind: Warning, Text: OverflowNotice(me.Cause)})
+	n, cerr := s.compactFrom(ctx, t.userAt, t.before)
+	if n > 0 {
+		// The turn's messages now follow the summary and its
+		// acknowledgement (even when the session file failed to record it).
+		t.userAt, t.before = 2, 2
+	}
+	if cerr != nil {
+		t.emit(Event{Kind: Notice, Text: "⚙ the context could not be compressed: " + cerr.Error()})
+		return n > 0
+	}
+	t.emit(Event{Kind: Notice, Text: fmt.Sprintf(CompactedNotice, n)})
+	return true
 }
 
 // CompactedNotice says a compression happened (with how many messages the
@@ -195,7 +314,15 @@ func (t *turn) loop(ctx context.Context) error {
 		})
 		if reply.Usage != nil {
 			t.res.Usage = t.res.Usage.Add(*reply.Usage)
-			t.s.counted, t.s.countedAt = reply.Usage.PromptTokens, at
+			if t.sawPrompt(req.Messages, reply.Usage.PromptTokens) {
+				t.s.counted, t.s.countedAt = 0, 0 // a cut prompt's count measures nothing of the history
+			} else {
+				t.s.counted, t.s.countedAt = reply.Usage.PromptTokens, at
+			}
+		}
+		if err != nil && t.overflow(ctx, err) {
+			step-- // the same request, shorter: not another step
+			continue
 		}
 		if err != nil {
 			if ctx.Err() != nil {

@@ -157,7 +157,7 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	f.StringVar(&opts.logPath, "log", "", "append diagnostics (asked agents' starts, failed handshakes) to this file (MM_LOG=FILE does too)")
 	f.StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
 	f.BoolVar(&opts.json, "json", false, "with -p: write the turn as JSON Lines events on stdout, the last one its result")
-	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io, opts), newCmdHooks(io, opts))
+	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io, opts), newCmdHooks(io, opts), newCmdModels(io, opts))
 	cobra.AddTemplateFunc("oneDash", oneDash)
 	cmd.SetUsageTemplate(strings.Replace(cmd.UsageTemplate(), "{{.LocalFlags.FlagUsages", "{{oneDash .LocalFlags.FlagUsages", 1))
 	return cmd

@@ -139,7 +139,8 @@ type RelayEnd struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// Warning is a diagnostic (a model server's retry, an answer cut off); it
+// Warning is a diagnostic (a model server's retry, an answer cut off, a
+// prompt the server cut, a request too long compressed and retried); it
 // is written to stderr too, as without --json.
 type Warning struct {
 	Text  string `json:"text"`

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Profiles make the scripted model write chat completions the way one real
@@ -47,6 +48,25 @@ type profile struct {
 	// refuse is the server's check of a request's history: the status and
 	// message it answers, or 0 when it accepts the request.
 	refuse func(msgs []historyMessage) (int, string)
+	// models renders GET /v1/models: Content-Type and body.
+	models func(ms []Model, created int64) (string, []byte)
+	// show renders Ollama's POST /api/show for a model it has; nil for
+	// the servers without that API.
+	show func(m Model, created int64) (string, []byte)
+	// noTools is the answer to a request offering tools to a model whose
+	// template takes none; nil when the server has no such answer.
+	noTools func(model string) (int, string)
+	// anyModel: the server serves its one model whatever name a request
+	// gives (llama-server); the others answer a model not in the script's
+	// models with their modelNotFound error.
+	anyModel bool
+	// cutsPrompt: a prompt longer than the model's window is cut to it
+	// silently (Ollama) rather than refused.
+	cutsPrompt bool
+	// died, when set, is the last chunk of a stream whose generation died
+	// in its middle, after which the server ends the stream normally
+	// (Ollama); nil: the connection drops.
+	died func(a *answer) []byte
 }
 
 // historyMessage is a message of a request as the profiles check it.
@@ -144,8 +164,25 @@ func goJSON(v any) []byte {
 // middleware/openai.go (ChatWriter.writeResponse: one "data: %s\n\n" per
 // chunk marshalled by encoding/json, the usage chunk as a copy of the last
 // chunk with empty choices, "data: [DONE]\n\n"; writeError). Tool calls
-// arrive whole, one call a chunk; reasoning is the delta's "reasoning";
-// every delta carries role and content.
+// arrive whole, all the calls parsed from one piece of output in one chunk
+// (ToChunk's ToToolCalls, each with its index); reasoning is the delta's
+// "reasoning"; every delta carries role and content. As of v0.17.4, the
+// version measured against mm (design.md): writeError types every
+// handler's error api_error (it passes 500 to NewError whatever the
+// status; from v0.18.0 on it passes the response's status, so a 404 is
+// not_found_error and a 400 invalid_request_error) and sets Content-Type
+// application/json; only the middleware's own validation errors
+// (AbortWithStatusJSON, before the ChatWriter) are invalid_request_error,
+// written by gin as application/json; charset=utf-8 without a newline.
+// server/routes.go: a model without a manifest is 404 "model 'x' not
+// found" (GetModel); "try pulling it first" is handleScheduleError's, for
+// a manifest whose blob is missing; a model whose template lacks tools is
+// 400 "<name> does not support tools" (CheckCapabilities; Ollama writes the
+// full name, with its registry's host and the library/ namespace, which
+// the profile leaves out); a runner that dies mid-stream is a gin.H error
+// written into the open stream, which the ChatWriter turns into an empty
+// chunk (model "", finish_reason null), and the stream ends without
+// [DONE] (streamResponse).
 
 type ollamaToolCall struct {
 	ID       string `json:"id"`
@@ -182,7 +219,7 @@ type ollamaChunk struct {
 
 func ollamaID(a *answer) string { return "chatcmpl-" + strconv.Itoa(a.n*37%999) }
 
-func ollamaCalls(a *answer, i int) []ollamaToolCall {
+func ollamaCall(a *answer, i int) ollamaToolCall {
 	c := a.calls[i]
 	id := a.reply.ToolCalls[i].ID
 	if id == "" {
@@ -190,7 +227,24 @@ func ollamaCalls(a *answer, i int) []ollamaToolCall {
 	}
 	tc := ollamaToolCall{ID: id, Index: i, Type: "function"}
 	tc.Function.Name, tc.Function.Arguments = c.Function.Name, c.Function.Arguments
-	return []ollamaToolCall{tc}
+	return tc
+}
+
+// ollamaCalls is every call of the reply, as the one piece of output the
+// model wrote them in.
+func ollamaCalls(a *answer) []ollamaToolCall {
+	var out []ollamaToolCall
+	for i := range a.calls {
+		out = append(out, ollamaCall(a, i))
+	}
+	return out
+}
+
+// ollamaEncode is json.NewEncoder(w).Encode: HTML escaped, with a newline.
+func ollamaEncode(v any) []byte {
+	var b bytes.Buffer
+	json.NewEncoder(&b).Encode(v)
+	return b.Bytes()
 }
 
 var ollamaProfile = &profile{
@@ -213,7 +267,9 @@ var ollamaProfile = &profile{
 			case pieceText:
 				out = append(out, goJSON(chunk(ollamaMessage{Content: p.text}, nil)))
 			case pieceCallHead:
-				out = append(out, goJSON(chunk(ollamaMessage{ToolCalls: ollamaCalls(a, p.call)}, nil)))
+				if p.call == 0 {
+					out = append(out, goJSON(chunk(ollamaMessage{ToolCalls: ollamaCalls(a)}, nil)))
+				}
 			}
 		}
 		finish := a.finish
@@ -227,10 +283,7 @@ var ollamaProfile = &profile{
 		return out
 	},
 	whole: func(a *answer) (string, []byte) {
-		msg := ollamaMessage{Role: "assistant", Content: a.text}
-		for i := range a.calls {
-			msg.ToolCalls = append(msg.ToolCalls, ollamaCalls(a, i)...)
-		}
+		msg := ollamaMessage{Role: "assistant", Content: a.text, ToolCalls: ollamaCalls(a)}
 		msg.Reasoning = a.reasoning
 		if a.reply.ThinkTags && a.reasoning != "" {
 			msg.Content, msg.Reasoning = "<think>\n"+a.reasoning+"\n</think>\n\n"+a.text, ""
@@ -255,32 +308,88 @@ var ollamaProfile = &profile{
 			Message      ollamaMessage `json:"message"`
 			FinishReason *string       `json:"finish_reason"`
 		}{{0, msg, &finish}}, a.usage})
-		return "application/json; charset=utf-8", b.Bytes()
+		// gin's render sets "; charset=utf-8", then the ChatWriter sets
+		// its own Content-Type before the first byte goes out.
+		return "application/json", b.Bytes()
 	},
 	errorBody: func(status int, msg string, a *answer) (string, []byte) {
-		// openai.NewError's types, encoded by json.NewEncoder (a newline).
-		typ := "api_error"
-		switch status {
-		case 400:
-			typ = "invalid_request_error"
-		case 404:
-			typ = "not_found_error"
-		}
-		var b bytes.Buffer
-		json.NewEncoder(&b).Encode(struct {
-			Error struct {
-				Message string  `json:"message"`
-				Type    string  `json:"type"`
-				Param   any     `json:"param"`
-				Code    *string `json:"code"`
-			} `json:"error"`
-		}{Error: struct {
+		type apiError struct {
 			Message string  `json:"message"`
 			Type    string  `json:"type"`
 			Param   any     `json:"param"`
 			Code    *string `json:"code"`
-		}{Message: msg, Type: typ}})
-		return "application/json", b.Bytes()
+		}
+		type body struct {
+			Error apiError `json:"error"`
+		}
+		if a == nil {
+			// The middleware's validation (refuse): openai.NewError(400)
+			// through gin's AbortWithStatusJSON.
+			return "application/json; charset=utf-8", goJSON(body{apiError{Message: msg, Type: "invalid_request_error"}})
+		}
+		// A handler's error, through the ChatWriter's writeError.
+		return "application/json", ollamaEncode(body{apiError{Message: msg, Type: "api_error"}})
+	},
+	models: func(ms []Model, created int64) (string, []byte) {
+		// ListWriter: openai.ToListCompletion, owned_by the name's namespace.
+		type model struct {
+			ID      string `json:"id"`
+			Object  string `json:"object"`
+			Created int64  `json:"created"`
+			OwnedBy string `json:"owned_by"`
+		}
+		var data []model
+		for _, m := range ms {
+			owner := "library"
+			if i := strings.LastIndex(m.ID, "/"); i >= 0 {
+				owner = m.ID[:i]
+				if j := strings.LastIndex(owner, "/"); j >= 0 {
+					owner = owner[j+1:]
+				}
+			}
+			data = append(data, model{m.ID, "model", created, owner})
+		}
+		return "application/json", ollamaEncode(struct {
+			Object string  `json:"object"`
+			Data   []model `json:"data"`
+		}{"list", data})
+	},
+	show: func(m Model, created int64) (string, []byte) {
+		// api.ShowResponse (the parts mm reads and a few beside them),
+		// written by gin's c.JSON: keys of model_info sorted as Go writes a
+		// map, capabilities as the model's template allows.
+		arch := cmpOr(m.Arch, "llama")
+		info := map[string]any{"general.architecture": arch, "general.parameter_count": 8190735360}
+		if m.ContextLength > 0 {
+			info[arch+".context_length"] = m.ContextLength
+		}
+		caps := []string{"completion"}
+		if !m.NoTools {
+			caps = append(caps, "tools")
+		}
+		params := ""
+		if m.Window > 0 {
+			params = "num_ctx                        " + strconv.Itoa(m.Window)
+		}
+		return "application/json; charset=utf-8", goJSON(struct {
+			Parameters   string         `json:"parameters,omitempty"`
+			Template     string         `json:"template"`
+			Details      map[string]any `json:"details"`
+			ModelInfo    map[string]any `json:"model_info"`
+			Capabilities []string       `json:"capabilities"`
+			ModifiedAt   string         `json:"modified_at"`
+		}{params, "{{ .Prompt }}", map[string]any{"format": "gguf", "family": arch, "parameter_size": "8.2B", "quantization_level": "Q4_K_M"},
+			info, caps, time.Unix(created, 0).UTC().Format(time.RFC3339Nano)})
+	},
+	noTools: func(model string) (int, string) {
+		return 400, model + " does not support tools"
+	},
+	cutsPrompt: true,
+	died: func(a *answer) []byte {
+		// The runner's error reaches the ChatWriter as a chat response it
+		// cannot read: every field empty.
+		return goJSON(ollamaChunk{ID: ollamaID(a), Object: "chat.completion.chunk", Created: a.created,
+			SystemFingerprint: "fp_ollama", Choices: []ollamaChunkChoice{{Delta: ollamaMessage{Role: "assistant", Content: ""}}}})
 	},
 	serverError: func(kind string, a *answer) (int, string, bool) {
 		switch kind {
@@ -289,8 +398,8 @@ var ollamaProfile = &profile{
 			// Ollama does not answer while it loads a model: it waits.
 			return 503, "server busy, please try again.  maximum pending requests exceeded", true
 		case "modelNotFound":
-			// server/routes.go: fmt.Sprintf("model %q not found, try pulling it first", name)
-			return 404, fmt.Sprintf("model %q not found, try pulling it first", a.model), true
+			// server/routes.go ChatHandler, GetModel: no manifest
+			return 404, "model '" + a.model + "' not found", true
 		case "unauthorized":
 			return 401, "unauthorized", true
 		}
@@ -364,6 +473,8 @@ func llamaTimings(a *answer) obj {
 var llamacppProfile = &profile{
 	name:       "llamacpp",
 	streamType: "text/event-stream",
+	models:     llamaModels,
+	anyModel:   true,
 	chunks: func(a *answer) [][]byte {
 		chunk := func(finish any, delta any) obj {
 			return obj{{"choices", arr{obj{{"finish_reason", finish}, {"index", 0}, {"delta", delta}}}},
@@ -423,6 +534,9 @@ var llamacppProfile = &profile{
 	errorBody: func(status int, msg string, a *answer) (string, []byte) {
 		e := llamaError(status, msg)
 		if a != nil && a.reply.ServerError == "contextExceeded" {
+			// server_task_result_error::to_json: ERROR_TYPE_EXCEED_CONTEXT_SIZE
+			// is its own type, with the two counts beside it.
+			e[2].v = "exceed_context_size_error"
 			e = append(e, kv{"n_prompt_tokens", a.usage.PromptTokens}, kv{"n_ctx", a.contextSize()})
 		}
 		return "application/json; charset=utf-8", plainJSON(obj{{"error", e}})
@@ -483,6 +597,27 @@ var llamacppProfile = &profile{
 	},
 }
 
+// llamaModels is llama-server's GET /v1/models (server-context.cpp): the
+// Ollama-style "models" list beside the OpenAI "data" list, whose meta
+// says the model's training context (n_ctx_train), not the one it runs
+// with (-c).
+func llamaModels(ms []Model, created int64) (string, []byte) {
+	var models, data arr
+	for _, m := range ms {
+		models = append(models, obj{{"name", m.ID}, {"model", m.ID}, {"modified_at", ""}, {"size", ""}, {"digest", ""},
+			{"type", "model"}, {"description", ""}, {"tags", arr{""}}, {"capabilities", arr{"completion"}},
+			{"parameters", ""}, {"details", obj{{"parent_model", ""}, {"format", "gguf"}, {"family", ""}, {"families", arr{""}},
+				{"parameter_size", ""}, {"quantization_level", ""}}}})
+		meta := obj{{"vocab_type", 2}, {"n_vocab", 151936}}
+		if m.ContextLength > 0 {
+			meta = append(meta, kv{"n_ctx_train", m.ContextLength})
+		}
+		meta = append(meta, kv{"n_embd", 4096}, kv{"n_params", 8190735360}, kv{"size", 5027783488})
+		data = append(data, obj{{"id", m.ID}, {"object", "model"}, {"created", created}, {"owned_by", "llamacpp"}, {"meta", meta}})
+	}
+	return "application/json; charset=utf-8", plainJSON(obj{{"models", models}, {"object", "list"}, {"data", data}})
+}
+
 // llamaError is format_error_response's object for status.
 func llamaError(status int, msg string) obj {
 	typ := "server_error"
@@ -503,9 +638,24 @@ func llamaError(status int, msg string) obj {
 	return obj{{"code", status}, {"message", msg}, {"type", typ}}
 }
 
-// contextSize is the model's context a contextExceeded error reports:
-// just under the prompt.
-func (a *answer) contextSize() int { return max(a.usage.PromptTokens/2, 8) }
+func cmpOrInt(a, b int) any {
+	if a > 0 {
+		return a
+	}
+	if b > 0 {
+		return b
+	}
+	return null
+}
+
+// contextSize is the model's context a contextExceeded error reports: the
+// script's window for the model, else just under the prompt.
+func (a *answer) contextSize() int {
+	if a.window > 0 {
+		return a.window
+	}
+	return max(a.usage.PromptTokens/2, 8)
+}
 
 // ---------------------------------------------------------------------------
 // vLLM: vllm/entrypoints/openai/chat_completion/serving.py
@@ -531,6 +681,20 @@ func vllmCallID(a *answer, i int) string {
 var vllmProfile = &profile{
 	name:       "vllm",
 	streamType: "text/event-stream; charset=utf-8",
+	models: func(ms []Model, created int64) (string, []byte) {
+		// engine/serving_models.py show_available_models: ModelCard with
+		// max_model_len, the context it serves.
+		var data arr
+		for _, m := range ms {
+			data = append(data, obj{{"id", m.ID}, {"object", "model"}, {"created", created}, {"owned_by", "vllm"},
+				{"root", m.ID}, {"parent", null}, {"max_model_len", cmpOrInt(m.Window, m.ContextLength)},
+				{"permission", arr{obj{{"id", "modelperm-" + token("perm"+m.ID, 32, hexdig)}, {"object", "model_permission"},
+					{"created", created}, {"allow_create_engine", false}, {"allow_sampling", true}, {"allow_logprobs", true},
+					{"allow_search_indices", false}, {"allow_view", true}, {"allow_fine_tuning", false},
+					{"organization", "*"}, {"group", null}, {"is_blocking", false}}}}})
+		}
+		return "application/json", plainJSON(obj{{"object", "list"}, {"data", data}})
+	},
 	chunks: func(a *answer) [][]byte {
 		chunk := func(choice obj) obj {
 			return obj{{"id", vllmID(a)}, {"object", "chat.completion.chunk"}, {"created", a.created}, {"model", a.model},
@@ -649,7 +813,9 @@ var vllmProfile = &profile{
 // arguments fragments; reasoning in "reasoning_content"), the model
 // listing and the 404 captured in letta-ai/letta#1876 ("Model \"x\" not
 // found. Please specify a valid model.", code model_not_found, written
-// indented), and lmstudio-ai/lmstudio-bug-tracker#619 for a whole reply.
+// indented), lmstudio-ai/lmstudio-bug-tracker#619 for a whole reply, and
+// #237 for a prompt longer than the loaded context (400, the error a
+// string: "… context length of only N tokens …").
 // JSON.stringify writes it: insertion order, UTF-8 as is.
 
 func lmstudioID(a *answer) string { return "chatcmpl-" + token("lms"+strconv.Itoa(a.n), 21, lowalnum) }
@@ -664,6 +830,14 @@ func lmstudioCallID(a *answer, i int) string {
 var lmstudioProfile = &profile{
 	name:       "lmstudio",
 	streamType: "text/event-stream",
+	models: func(ms []Model, created int64) (string, []byte) {
+		// Its documentation's GET /v1/models: ids only.
+		var data arr
+		for _, m := range ms {
+			data = append(data, obj{{"id", m.ID}, {"object", "model"}, {"owned_by", "organization_owner"}})
+		}
+		return "application/json; charset=utf-8", indentJSON(obj{{"data", data}, {"object", "list"}}, "  ")
+	},
 	chunks: func(a *answer) [][]byte {
 		chunk := func(d obj, finish any) []byte {
 			return plainJSON(obj{{"id", lmstudioID(a)}, {"object", "chat.completion.chunk"}, {"created", a.created},
@@ -718,6 +892,9 @@ var lmstudioProfile = &profile{
 		return "application/json; charset=utf-8", indentJSON(body, "  ")
 	},
 	errorBody: func(status int, msg string, a *answer) (string, []byte) {
+		if a != nil && a.reply.ServerError == "contextExceeded" {
+			return "application/json; charset=utf-8", indentJSON(obj{{"error", msg}}, "    ")
+		}
 		e := obj{{"message", msg}, {"type", "invalid_request_error"}}
 		if a != nil && a.reply.ServerError == "modelNotFound" {
 			e = append(e, kv{"param", "model"}, kv{"code", "model_not_found"})
@@ -729,7 +906,8 @@ var lmstudioProfile = &profile{
 		case "modelNotFound":
 			return 404, "Model \"" + a.model + "\" not found. Please specify a valid model.\n\nYour models:\n\nqwen3-8b", true
 		case "contextExceeded":
-			return 400, fmt.Sprintf("The number of tokens to keep from the initial prompt is greater than the context length (%d > %d). Try to load the model with a larger context length, or provide a shorter input.",
+			// lmstudio-ai/lmstudio-bug-tracker#237 (0.3.x): the error is a string.
+			return 400, fmt.Sprintf("<LM Studio error> Trying to keep the first %d tokens when context the overflows. However, the model is loaded with context length of only %d tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input. Error Data: n/a, Additional Data: n/a",
 				a.usage.PromptTokens, a.contextSize()), true
 		case "busy", "loading":
 			return 503, "Model is loading", true

@@ -24,7 +24,7 @@ replies:
   - match: '^stream$'
     reasoning: "Think <first> & \"then\" answer."
     text: "Héllo <b>world</b>.\n"
-    toolCalls: [{name: bash, args: {command: "ls -la"}}]
+    toolCalls: [{name: bash, args: {command: "ls -la"}}, {name: read, args: {path: go.mod}}]
     repeat: true
   - match: '^tags$'
     reasoning: "In tags."
@@ -38,8 +38,19 @@ replies:
     serverError: contextExceeded
     promptTokens: 9412
     repeat: true
+  - match: '^died$'
+    text: "This reply dies in its middle."
+    cut: true
+    repeat: true
+  - match: ''
+    text: "Answered."
+    repeat: true
+models:
+  - {id: qwen3:8b, contextLength: 40960, arch: qwen3}
+  - {id: tiny, contextLength: 2048, window: 64, noTools: true}
 `
 	created := regexp.MustCompile(`"created": ?\d+`)
+	modified := regexp.MustCompile(`"modified_at":"[^"]+"`)
 	for _, name := range ProfileNames() {
 		t.Run(name, func(t *testing.T) {
 			s, err := ParseScript([]byte(script))
@@ -54,22 +65,46 @@ replies:
 			}
 			defer srv.Close()
 			var out strings.Builder
+			long := strings.Repeat("many words ", 40)
 			for _, req := range []struct{ prompt, extra string }{
 				{"stream", `"stream":true,"stream_options":{"include_usage":true}`},
 				{"stream", `"stream":false`},
 				{"tags", `"stream":true`},
 				{"missing", `"stream":true`},
 				{"long", `"stream":true`},
+				{"died", `"stream":true`},
+				{"GET /v1/models", ""},
+				{"POST /api/show qwen3:8b", ""},
+				{"POST /api/show tiny", ""},
+				{"POST /api/show absent", ""},
+				{"tools", `"model":"tiny","stream":true,"tools":[{"type":"function","function":{"name":"bash","parameters":{}}}]`},
+				{long, `"model":"tiny","stream":true,"stream_options":{"include_usage":true}`},
+				{"refused", `"messages":[],"stream":true`},
 			} {
-				body := `{"model":"qwen3:8b","messages":[{"role":"user","content":"` + req.prompt + `"}],` + req.extra + `}`
-				resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(body))
+				var resp *http.Response
+				var err error
+				switch {
+				case req.prompt == "GET /v1/models":
+					resp, err = http.Get(base + "/models")
+				case strings.HasPrefix(req.prompt, "POST /api/show "):
+					name := strings.TrimPrefix(req.prompt, "POST /api/show ")
+					resp, err = http.Post(strings.TrimSuffix(base, "/v1")+"/api/show", "application/json", strings.NewReader(`{"model":"`+name+`"}`))
+				default:
+					body := `{"model":"qwen3:8b","messages":[{"role":"user","content":"` + req.prompt + `"}],` + req.extra + `}`
+					// (the extra fields come last: Go's decoder keeps a key's last value)
+					resp, err = http.Post(base+"/chat/completions", "application/json", strings.NewReader(body))
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				out.WriteString("### " + req.prompt + " " + req.extra + "\n" + resp.Status + "\nContent-Type: " +
-					resp.Header.Get("Content-Type") + "\n\n" + created.ReplaceAllString(string(b), `"created":0`) + "\n")
+				label := req.prompt
+				if len(label) > 20 {
+					label = label[:20] + "…"
+				}
+				out.WriteString("### " + label + " " + req.extra + "\n" + resp.Status + "\nContent-Type: " +
+					resp.Header.Get("Content-Type") + "\n\n" + modified.ReplaceAllString(created.ReplaceAllString(string(b), `"created":0`), `"modified_at":"0"`) + "\n")
 			}
 			golden := filepath.Join("testdata", "profiles", name+".txt")
 			if *update {

@@ -39,6 +39,34 @@ type Script struct {
 	Profile string `yaml:"profile"`
 	// Replies are tried in order for every request; see Reply.
 	Replies []Reply `yaml:"replies"`
+	// Models are the models the server says it has (GET /v1/models, and
+	// Ollama's /api/show), with what the server does with each; a request
+	// for another model is answered with the profile's modelNotFound
+	// error (but by llama-server, which serves its one model whatever the
+	// name). Without it the server lists one model, "scripted", and
+	// answers any.
+	Models []Model `yaml:"models"`
+}
+
+// Model is one model of the server, as the server runs it.
+type Model struct {
+	// ID is the model's name, as requests name it.
+	ID string `yaml:"id"`
+	// ContextLength is the context length the model's metadata says
+	// (Ollama's model_info "<arch>.context_length", vLLM's max_model_len,
+	// llama-server's n_ctx_train); 0: not said.
+	ContextLength int `yaml:"contextLength"`
+	// Window is the context the server runs the model with (Ollama's
+	// num_ctx, llama-server's -c, vLLM's --max-model-len, LM Studio's
+	// loaded length): a prompt the server counts longer is cut to it by
+	// Ollama, which then reports the cut length as prompt_tokens, and
+	// refused by the others with their contextExceeded error. 0: no limit.
+	Window int `yaml:"window"`
+	// NoTools says the model's template takes no tools: Ollama answers a
+	// request that offers tools 400 "<model> does not support tools".
+	NoTools bool `yaml:"noTools"`
+	// Arch is the architecture Ollama's /api/show names (default llama).
+	Arch string `yaml:"arch"`
 }
 
 // Reply is one canned answer. Every field is optional; the zero Reply
@@ -171,6 +199,18 @@ func ParseScript(data []byte) (*Script, error) {
 	}
 	if s.Profile != "" && profiles[s.Profile] == nil {
 		return nil, fmt.Errorf("script: profile %q: want one of %s", s.Profile, strings.Join(ProfileNames(), ", "))
+	}
+	seen := map[string]bool{}
+	for i, m := range s.Models {
+		switch {
+		case m.ID == "":
+			return nil, fmt.Errorf("script: model %d: no id", i+1)
+		case seen[m.ID]:
+			return nil, fmt.Errorf("script: model %q listed twice", m.ID)
+		case m.ContextLength < 0 || m.Window < 0:
+			return nil, fmt.Errorf("script: model %q: contextLength and window must not be negative", m.ID)
+		}
+		seen[m.ID] = true
 	}
 	for i := range s.Replies {
 		if err := s.Replies[i].prepare(); err != nil {

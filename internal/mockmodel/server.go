@@ -69,6 +69,7 @@ func New(s *Script, recordPath string) *Server {
 	var bad []error
 	if s != nil {
 		sc.Profile = s.Profile
+		sc.Models = append([]Model(nil), s.Models...)
 		sc.Replies = append([]Reply(nil), s.Replies...)
 		bad = make([]error, len(sc.Replies))
 		for i := range sc.Replies {
@@ -170,7 +171,8 @@ func (s *Server) Requests() []Recorded {
 }
 
 // ServeHTTP answers POST /v1/chat/completions and GET /v1/models (also
-// without the /v1 prefix, as llama-server accepts). A reply scripted with
+// without the /v1 prefix, as llama-server accepts), and with the ollama
+// profile Ollama's POST /api/show. A reply scripted with
 // cut aborts the connection by panicking with http.ErrAbortHandler, which
 // net/http handles silently; call it through a real http.Server.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -185,25 +187,86 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusMethodNotAllowed, "mockmodel: method not allowed")
 			return
 		}
+		if p := s.profile; p != nil && p.models != nil {
+			ctype, b := p.models(s.models(), s.created)
+			writeRaw(w, http.StatusOK, ctype, b)
+			return
+		}
 		type model struct {
 			ID      string `json:"id"`
 			Object  string `json:"object"`
 			Created int64  `json:"created"`
 			OwnedBy string `json:"owned_by"`
 		}
+		var data []model
+		for _, m := range s.models() {
+			data = append(data, model{m.ID, "model", s.created, "mockmodel"})
+		}
 		writeJSON(w, http.StatusOK, struct {
 			Object string  `json:"object"`
 			Data   []model `json:"data"`
-		}{"list", []model{{"scripted", "model", s.created, "mockmodel"}}})
+		}{"list", data})
+	case "/api/show":
+		// Ollama's native API (not under /v1): only its profile has it.
+		if p := s.profile; p != nil && p.show != nil && r.URL.Path == "/api/show" {
+			var req struct {
+				Model string `json:"model"`
+				Name  string `json:"name"` // the older spelling
+			}
+			body, _ := io.ReadAll(r.Body)
+			if r.Method != http.MethodPost || json.Unmarshal(body, &req) != nil {
+				writeRaw(w, http.StatusBadRequest, "application/json; charset=utf-8", []byte(`{"error":"invalid request"}`))
+				return
+			}
+			name := cmpOr(req.Model, req.Name)
+			for _, m := range s.models() {
+				if m.ID == name {
+					ctype, b := p.show(m, s.created)
+					writeRaw(w, http.StatusOK, ctype, b)
+					return
+				}
+			}
+			// server/routes.go ShowHandler: os.IsNotExist
+			writeRaw(w, http.StatusNotFound, "application/json; charset=utf-8", goJSON(map[string]string{"error": "model '" + name + "' not found"}))
+			return
+		}
+		writeError(w, http.StatusNotFound, "mockmodel: no such endpoint: "+r.URL.Path)
 	default:
 		writeError(w, http.StatusNotFound, "mockmodel: no such endpoint: "+r.URL.Path)
 	}
 }
 
+// models are the models the server lists: the script's, or "scripted".
+func (s *Server) models() []Model {
+	if len(s.script.Models) > 0 {
+		return s.script.Models
+	}
+	return []Model{{ID: "scripted"}}
+}
+
+// model is the script's model named name, nil when the script lists none
+// such (a request for it is then answered with no limit).
+func (s *Server) model(name string) *Model {
+	for i := range s.script.Models {
+		if s.script.Models[i].ID == name {
+			return &s.script.Models[i]
+		}
+	}
+	return nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // chatRequest is the part of a chat-completions request the server reads.
 type chatRequest struct {
-	Model         string `json:"model"`
-	Stream        bool   `json:"stream"`
+	Model         string            `json:"model"`
+	Tools         []json.RawMessage `json:"tools"`
+	Stream        bool              `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
@@ -257,6 +320,35 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// What the server does with the model before it generates: a model
+	// whose template takes no tools (Ollama refuses the request), a prompt
+	// longer than the window (llama-server, vLLM and LM Studio refuse it;
+	// Ollama cuts it, below).
+	counted := len(body)/4 + 1
+	m := s.model(req.Model)
+	if p := s.profile; p != nil && m == nil && len(s.script.Models) > 0 && !p.anyModel {
+		a := &answer{model: req.Model, reply: &Reply{ServerError: "modelNotFound"}}
+		status, msg, _ := p.serverError("modelNotFound", a)
+		ctype, b := p.errorBody(status, msg, a)
+		writeRaw(w, status, ctype, b)
+		return
+	}
+	if p := s.profile; p != nil && m != nil {
+		if m.NoTools && len(req.Tools) > 0 && p.noTools != nil {
+			status, msg := p.noTools(req.Model)
+			ctype, b := p.errorBody(status, msg, &answer{model: req.Model, reply: &Reply{}})
+			writeRaw(w, status, ctype, b)
+			return
+		}
+		if m.Window > 0 && counted > m.Window && !p.cutsPrompt {
+			a := &answer{model: req.Model, reply: &Reply{ServerError: "contextExceeded"}, window: m.Window,
+				usage: usage{PromptTokens: counted}}
+			status, msg, _ := p.serverError("contextExceeded", a)
+			ctype, b := p.errorBody(status, msg, a)
+			writeRaw(w, status, ctype, b)
+			return
+		}
+	}
 	reply, err := s.pick(d.Last, d.Model)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
@@ -286,13 +378,20 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		reply:     reply,
 		calls:     make([]wireToolCall, len(reply.ToolCalls)),
 		finish:    "stop",
-		usage:     usage{PromptTokens: len(body)/4 + 1},
+		usage:     usage{PromptTokens: counted},
 		// Every profile's server honours include_usage; the generic stream
 		// always ends with usage.
 		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
 	}
 	if reply.PromptTokens > 0 {
 		a.usage.PromptTokens = reply.PromptTokens
+	}
+	if m != nil && m.Window > 0 {
+		a.window = m.Window
+		if s.profile != nil && s.profile.cutsPrompt {
+			// Ollama keeps the prompt's end that fits and counts only it.
+			a.usage.PromptTokens = min(a.usage.PromptTokens, m.Window)
+		}
 	}
 	a.usage.CompletionTokens = len(text)/4 + len(reply.Reasoning)/4 + 1
 	for i, c := range reply.ToolCalls {
@@ -463,6 +562,7 @@ type answer struct {
 	finish       string
 	usage        usage
 	includeUsage bool
+	window       int // the model's window when the script gives one
 }
 
 type usage struct {
@@ -652,6 +752,11 @@ func (s *Server) streamProfile(w http.ResponseWriter, ctx context.Context, a *an
 		if !writeEvent(w, rc, c) {
 			return
 		}
+	}
+	if a.reply.Cut && s.profile.died != nil {
+		// The server outlives its runner: it ends the stream its own way.
+		writeEvent(w, rc, s.profile.died(a))
+		return
 	}
 	if a.reply.Cut || a.reply.Stall {
 		s.endEarly(ctx, a)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,7 +52,12 @@ const (
 	ErrCut                     // the reply ended before it was complete
 	ErrIdle                    // no byte for IdleTimeout
 	ErrNotStream               // the body is not a chat-completions reply
+	ErrNoTools                 // the model takes no tools, and the request offered some
 )
+
+// NoToolsHint follows the error of a model that takes no tools (the
+// contract's "Local models as they are").
+const NoToolsHint = "use a model with tool support, or tools: [] in the config"
 
 // Error is every error Chat reports except a cancelled or expired context.
 // It is one line that names the server, made for a user to read as it is,
@@ -62,8 +68,11 @@ type Error struct {
 	Kind   ErrorKind
 	// Cause says in a few words why a reply that had started ended, for
 	// the marker the history keeps after it ("connection closed by the
-	// server").
+	// server"); for ErrContextLength, the server's own message.
 	Cause string
+	// Window is, for ErrContextLength, the model's context in tokens when
+	// the server said it; 0 otherwise.
+	Window int
 }
 
 // Error returns the message as it is: it is already what a user should read.
@@ -469,8 +478,10 @@ func (c *Client) statusError(base, modelName string, resp *http.Response) (*Erro
 	}
 	switch {
 	case contextLength(status, lower):
-		return kindError(ErrContextLength, status, "the conversation is longer than the model's context ("+answered+": "+m+
-			"); set contextBudget below the model's context size so mm compresses older turns, or /compact the session", m), m
+		e := kindError(ErrContextLength, status, "the conversation is longer than the model's context ("+answered+": "+m+
+			"); set contextBudget below the model's context size so mm compresses older turns, or /compact the session", m)
+		e.Window = contextWindow(data, m)
+		return e, m
 	case modelNotFound(status, lower):
 		msg := "model server at " + base + " does not have the model " + strconv.Quote(modelName)
 		if m != "" {
@@ -488,6 +499,9 @@ func (c *Client) statusError(base, modelName string, resp *http.Response) (*Erro
 	if m != "" {
 		msg += ": " + m
 	}
+	if noTools(status, lower) {
+		return kindError(ErrNoTools, status, msg+"; "+NoToolsHint, m), m
+	}
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		if c.APIKeyEnv != "" && c.APIKey == "" {
 			msg += "; the API key variable " + c.APIKeyEnv + " is not set"
@@ -501,13 +515,15 @@ func (c *Client) statusError(base, modelName string, resp *http.Response) (*Erro
 // contextLength recognises the servers' ways of saying a request is longer
 // than the model's context: llama-server's exceed_context_size_error
 // ("request (9412 tokens) exceeds the available context size (8192
-// tokens)"), vLLM's and OpenAI's "maximum context length is …".
+// tokens)"), vLLM's and OpenAI's "maximum context length is …", LM
+// Studio's ("… greater than the context length …", and later "the model
+// is loaded with context length of only 4096 tokens").
 func contextLength(status int, lower string) bool {
 	if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge && status != http.StatusInternalServerError {
 		return false
 	}
 	for _, s := range []string{"exceed_context_size", "exceeds the available context size", "maximum context length",
-		"context_length_exceeded", "context length exceeded", "greater than the context length"} {
+		"context_length_exceeded", "context length exceeded", "greater than the context length", "context length of only"} {
 		if strings.Contains(lower, s) {
 			return true
 		}
@@ -515,8 +531,47 @@ func contextLength(status int, lower string) bool {
 	return false
 }
 
-// modelNotFound recognises a 404 about the model (Ollama's "model "x" not
-// found, try pulling it first", vLLM's "The model `x` does not exist.",
+// windowWords find the model's context in the servers' overflow messages:
+// llama-server's "available context size (8192 tokens)", vLLM's "maximum
+// context length is 8192 tokens", LM Studio's "context length of only 8192
+// tokens" and "greater than the context length (9412 > 8192)".
+var windowWords = []*regexp.Regexp{
+	regexp.MustCompile(`context size \((\d+) tokens\)`),
+	regexp.MustCompile(`maximum context length is (\d+) tokens`),
+	regexp.MustCompile(`context length of only (\d+) tokens`),
+	regexp.MustCompile(`greater than the context length \(\d+ > (\d+)\)`),
+}
+
+// contextWindow is the model's context an overflow error says, 0 when it
+// does not: llama-server's n_ctx field, else the message's words.
+func contextWindow(body []byte, msg string) int {
+	var obj struct {
+		Error struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &obj) == nil && obj.Error.NCtx > 0 {
+		return obj.Error.NCtx
+	}
+	for _, re := range windowWords {
+		if sm := re.FindStringSubmatch(msg); sm != nil {
+			if n, err := strconv.Atoi(sm[1]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// noTools recognises a model that takes no tools: Ollama's 400 "<model>
+// does not support tools" (server/images.go CheckCapabilities).
+func noTools(status int, lower string) bool {
+	return status == http.StatusBadRequest && strings.Contains(lower, "does not support tools")
+}
+
+// modelNotFound recognises a 404 about the model (Ollama's "model 'x' not
+// found", or "model "x" not found, try pulling it first" when its files
+// are missing), vLLM's "The model `x` does not exist.",
 // LM Studio's model_not_found), and a 400 with OpenAI's model_not_found.
 func modelNotFound(status int, lower string) bool {
 	switch status {

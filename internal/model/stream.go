@@ -70,10 +70,13 @@ type wireToolCall struct {
 }
 
 // wireUsage is the usage a chunk or a reply carries, and llama-server's
-// timings, which say the same when usage is absent.
+// timings, which say the same when usage is absent: the prompt is the
+// tokens it processed (prompt_n) and those it reused from its cache
+// (cache_n), so a prompt mostly cached does not look like a cut one.
 type wireUsage struct {
 	Usage   *Usage `json:"usage"`
 	Timings *struct {
+		CacheN     *int `json:"cache_n"`
 		PromptN    *int `json:"prompt_n"`
 		PredictedN *int `json:"predicted_n"`
 	} `json:"timings"`
@@ -90,6 +93,9 @@ func (w wireUsage) usage() *Usage {
 	}
 	if t := w.Timings; t != nil && t.PromptN != nil {
 		u := Usage{PromptTokens: *t.PromptN}
+		if t.CacheN != nil && *t.CacheN > 0 {
+			u.PromptTokens += *t.CacheN
+		}
 		if t.PredictedN != nil {
 			u.CompletionTokens = *t.PredictedN
 		}

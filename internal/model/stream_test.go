@@ -348,3 +348,23 @@ func FuzzReadStream(f *testing.F) {
 		}
 	})
 }
+
+// TestTimingsCountTheCache: llama-server's timings, read when a stream has
+// no usage, count the prompt as the tokens processed and those reused from
+// the cache: a prompt mostly cached is not a short one.
+func TestTimingsCountTheCache(t *testing.T) {
+	stream := `data: {"choices":[{"index":0,"delta":{"content":"Hi."}}]}
+
+data: {"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"timings":{"cache_n":900,"prompt_n":12,"predicted_n":3}}
+
+data: [DONE]
+
+`
+	rep, err := readStream(strings.NewReader(stream), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Usage == nil || rep.Usage.PromptTokens != 912 || rep.Usage.CompletionTokens != 3 {
+		t.Fatalf("usage %+v", rep.Usage)
+	}
+}
