@@ -233,6 +233,13 @@ send then waits for the turn to end.
   PgUp, PgDn, Shift+Up, Shift+Down scroll the conversation; Up and Down
   bring back what you sent.`
 
+// echo shows a command that runs at once (/help, an unknown one) as a
+// prompt is shown, "› /help" after a blank line, so that its answer
+// does not seem to follow the last turn's.
+func (m *model) echo(line string) {
+	m.tr.add(&entry{kind: kindPrompt, text: line})
+}
+
 // submit runs an input line: a command now, a prompt or an /ask… as a job
 // (after the running one, if any).
 func (m *model) submit(line string) tea.Cmd {
@@ -247,6 +254,7 @@ func (m *model) submit(line string) tea.Cmd {
 	case frontend.Exit:
 		return tea.Quit
 	case frontend.Help:
+		m.echo(line)
 		m.tr.line(kindNotice, helpText)
 		if m.app.Relay != nil {
 			m.tr.line(kindNotice, frontend.AskHelp(m.app.Config.AgentNames()))
@@ -259,6 +267,7 @@ func (m *model) submit(line string) tea.Cmd {
 		m.abort()
 		return nil
 	case frontend.Unknown:
+		m.echo(line)
 		m.tr.line(kindError, frontend.UnknownCommand(line))
 		return nil
 	}

@@ -39,7 +39,33 @@ func isControl(r rune) bool {
 // cells, at spaces when it can.
 func wrap(s string, width int) []string {
 	width = max(width, 1)
-	return strings.Split(ansi.Wrap(s, width, ""), "\n")
+	var out []string
+	for _, p := range strings.Split(s, "\n") {
+		out = append(out, hanging(p, width)...)
+	}
+	return out
+}
+
+// hanging wraps one line for width cells; a hook's line ("🪝 …", indented
+// or not) continues under its text, not under its emoji, so that one run
+// reads as one item among the others.
+func hanging(p string, width int) []string {
+	lines := strings.Split(ansi.Wrap(p, width, ""), "\n")
+	body := strings.TrimLeft(p, " ")
+	if len(lines) < 2 || !strings.HasPrefix(body, "🪝 ") {
+		return lines
+	}
+	indent := len(p) - len(body) + ansi.StringWidth("🪝 ")
+	if indent > width/2 {
+		return lines
+	}
+	rest := strings.Join(lines[1:], " ")
+	pad := strings.Repeat(" ", indent)
+	out := lines[:1]
+	for _, l := range strings.Split(ansi.Wrap(rest, width-indent, ""), "\n") {
+		out = append(out, pad+l)
+	}
+	return out
 }
 
 // fit cuts a line that is still too wide (a long banner, a Markdown table)

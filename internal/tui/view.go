@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The window, top to bottom:
@@ -60,12 +61,29 @@ func (m *model) status() string {
 	case m.running != nil:
 		s = m.spin.View() + " working · Esc cancels"
 	default:
-		s = m.st.status.Render("Enter sends · /help · Ctrl-C at an empty input quits")
+		s = m.st.status.Render(idleStatus(m.width))
 	}
 	if n := len(m.queue); n > 0 {
 		s += m.st.status.Render(fmt.Sprintf(" · %d waiting", n))
 	}
 	return fit(s, m.width)
+}
+
+// idleStatus is the status line with no turn running, as much of it as
+// fits width: a narrow window drops the least needed parts whole rather
+// than cutting a sentence in the middle.
+func idleStatus(width int) string {
+	for _, s := range []string{
+		"Enter sends · /help · Ctrl-C at an empty input quits",
+		"Enter sends · /help · Ctrl-C quits",
+		"Enter sends · /help",
+		"/help",
+	} {
+		if ansi.StringWidth(s) <= width {
+			return s
+		}
+	}
+	return ""
 }
 
 func (m *model) View() tea.View {
