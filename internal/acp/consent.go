@@ -49,7 +49,7 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 		SessionId: acp.SessionId(c.s.id),
 		ToolCall: acp.ToolCallUpdate{
 			ToolCallId: acp.ToolCallId(id),
-			Title:      acp.Ptr(calls.Title(call)),
+			Title:      acp.Ptr(calls.ConsentTitle(call)),
 			Kind:       acp.Ptr(kindOf(call.Tool)),
 			Status:     acp.Ptr(acp.ToolCallStatusPending),
 			RawInput:   rawInput(call.Input),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mm-agent/mm/internal/calls"
+	"github.com/mm-agent/mm/internal/termtext"
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
@@ -86,7 +87,13 @@ const thinkingLine = "thinking…"
 
 // show is the orchestrator's show callback.
 func (d *display) show(ev orchestrator.Event) {
-	agent := ev.Agent.String() // the label, and the key of what it has waiting
+	// What the model, a tool, a hook or a remote agent wrote is drawn
+	// without its escape sequences and control characters (the contract,
+	// "Nothing the model writes runs outside the sandbox"); the tool line
+	// is cleaned by calls.ToolLine, the consent question written out
+	// visibly by calls.ConsentQuestion.
+	ev.Text, ev.Output, ev.Call.Tool = termtext.Clean(ev.Text), termtext.Clean(ev.Output), termtext.Clean(ev.Call.Tool)
+	agent := termtext.Clean(ev.Agent.String()) // the label, and the key of what it has waiting
 	label := ""
 	if agent != "" {
 		label = "[" + agent + "] "
@@ -378,7 +385,7 @@ func (d *display) footer(res orchestrator.TurnResult) {
 		fmt.Fprintln(d.err, "mm: session file: "+res.SaveErr.Error())
 	}
 	for _, l := range frontend.Footer(d.cfg, res) {
-		io.WriteString(d.out, d.dim(l)+"\n")
+		io.WriteString(d.out, d.dim(termtext.Clean(l))+"\n")
 	}
 }
 
