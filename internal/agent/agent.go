@@ -314,6 +314,28 @@ func (a *Agent) env() Env {
 	return e
 }
 
+// secrets are the variables that hold what mm itself authenticates with:
+// the API key of the model's provider and of every provider the config
+// declares (apiKeyEnv), and the bearer token of every remote agent
+// (tokenEnv). The bash tool never sees them.
+func (p *parts) secrets() []string {
+	var names []string
+	if c, ok := p.model.(*model.Client); ok && c.APIKeyEnv != "" {
+		names = append(names, c.APIKeyEnv)
+	}
+	for _, pr := range p.cfg.Providers {
+		if pr.APIKeyEnv != "" {
+			names = append(names, pr.APIKeyEnv)
+		}
+	}
+	for _, ra := range p.cfg.RemoteAgents {
+		if ra.TokenEnv != "" {
+			names = append(names, ra.TokenEnv)
+		}
+	}
+	return names
+}
+
 // assemble builds the orchestrator's agent and the relay for a's directory
 // and depth from the shared parts; sup, when not nil, runs the asked
 // agents (else a supervisor of a's own is made).
@@ -321,7 +343,7 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 	p, cfg := a.parts, a.parts.cfg
 	e := a.env()
 	env := e.For(cfg.File, a.depth)
-	builtin, _ := tools.New(cfg.Tools, tools.Config{Dir: a.dir, Sandbox: a.box, Env: env}) // checked by New and In
+	builtin, _ := tools.New(cfg.Tools, tools.Config{Dir: a.dir, Sandbox: a.box, Env: Without(env, p.secrets()...)}) // checked by New and In
 	ts := make([]orchestrator.Tool, 0, len(builtin)+1)
 	for _, t := range builtin {
 		ts = append(ts, t)
