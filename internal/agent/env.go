@@ -157,3 +157,50 @@ func Without(env []string, names ...string) []string {
 	}
 	return out
 }
+
+// Get is the value of the inherited variable name; "" when unset.
+func (e Env) Get(name string) string {
+	for _, kv := range e.inherited {
+		if k, v, _ := strings.Cut(kv, "="); k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// Has reports whether the variable name was inherited.
+func (e Env) Has(name string) bool {
+	for _, kv := range e.inherited {
+		if k, _, _ := strings.Cut(kv, "="); k == name {
+			return true
+		}
+	}
+	return false
+}
+
+// With is e with the inherited variable name set to value (added when it
+// was unset); e itself is unchanged.
+func (e Env) With(name, value string) Env {
+	e.inherited = withVar(e.inherited, name, value)
+	return e
+}
+
+// withVar is env with name set to value, in place of where it was.
+func withVar(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	set := false
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k == name {
+			if !set {
+				out = append(out, name+"="+value)
+				set = true
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	if !set {
+		out = append(out, name+"="+value)
+	}
+	return out
+}
