@@ -82,6 +82,7 @@ func (s *Sandbox) Loose(dir string, rs []Runnable) error {
 				}
 				where := "the session directory"
 				fix := "e.g. hooks/"
+				why := "a file the model put beside it (a module it imports, a link re-pointed) would run outside the sandbox"
 				if i == 0 {
 					where = "the temp directory"
 				}
@@ -90,9 +91,10 @@ func (s *Sandbox) Loose(dir string, rs []Runnable) error {
 					fix = "e.g. .mm/agent.yaml, started with -c .mm/agent.yaml"
 				case BinFile:
 					fix = "e.g. bin/"
+					why = "the model could move it aside and put its own program in its place, which mm would run outside the sandbox"
 				}
-				return fmt.Errorf("sandbox: %s: %s %s lies directly in %s %s, which the sandbox leaves writable: a file the model put beside it (a module it imports, a link re-pointed) would run outside the sandbox; move it into a folder of its own (%s)",
-					s.policy.Mode, r.What, r.Path, where, w, fix)
+				return fmt.Errorf("sandbox: %s: %s %s lies directly in %s %s, which the sandbox leaves writable: %s; move it into a folder of its own (%s)",
+					s.policy.Mode, r.What, r.Path, where, w, why, fix)
 			}
 		}
 	}
