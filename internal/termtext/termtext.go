@@ -76,3 +76,44 @@ func Visible(s string) string {
 	}
 	return b.String()
 }
+
+// Stream cleans text that arrives in pieces (an answer streamed chunk by
+// chunk), where an escape sequence may be cut between two pieces: Clean
+// on each piece alone would leave the second half ("2K") as text. Piece
+// holds back an unfinished sequence at the end of a piece, up to
+// maxHeld bytes, and cleans it with the next. The zero Stream is ready.
+type Stream struct{ held string }
+
+// maxHeld bounds what a Stream holds back: a sequence longer than that is
+// no sequence a terminal waits for.
+const maxHeld = 256
+
+// Piece is the next piece, cleaned, with what the last one held back.
+func (s *Stream) Piece(p string) string {
+	p, s.held = s.held+p, ""
+	if i := strings.LastIndexByte(p, 0x1b); i >= 0 && len(p)-i <= maxHeld && unfinished(p[i:]) {
+		p, s.held = p[:i], p[i:]
+	}
+	return Clean(p)
+}
+
+// unfinished reports whether seq, which starts with ESC, ends before its
+// sequence does: a lone ESC, a CSI without its final byte, an OSC, DCS or
+// the like without its terminator (BEL or ESC \).
+func unfinished(seq string) bool {
+	if len(seq) == 1 {
+		return true
+	}
+	switch seq[1] {
+	case '[':
+		for _, c := range []byte(seq[2:]) {
+			if c >= 0x40 && c <= 0x7e {
+				return false
+			}
+		}
+		return true
+	case ']', 'P', '_', '^', 'X':
+		return !strings.ContainsRune(seq[2:], 0x07)
+	}
+	return false
+}

@@ -34,3 +34,14 @@ func TestVisible(t *testing.T) {
 		}
 	}
 }
+
+func TestStream(t *testing.T) {
+	var s Stream
+	var got string
+	for _, p := range []string{"Done: \x1b[", "2Kplain \x1b", "]0;title\x07 text", " end\x1b"} {
+		got += s.Piece(p)
+	}
+	if want := "Done: plain  text end"; got != want {
+		t.Errorf("pieces gave %q, want %q", got, want)
+	}
+}
