@@ -24,7 +24,8 @@ import (
 // text for the model, never run: they are not protected.
 //
 // rs are the files among them that mm runs or loads outside the sandbox
-// (the configs, the hook scripts, the MCP servers' files): their
+// (the configs, and the hook and MCP servers' files that are scripts,
+// sandbox.IsScript, not data a command reads or writes): their
 // directories are protected too (sandbox.Dirs), and one lying directly in
 // the writable session directory is an error at start (sandbox.Loose).
 func protectedPaths(cfg *config.Config, dir string) (out []string, rs []sandbox.Runnable) {
@@ -32,7 +33,9 @@ func protectedPaths(cfg *config.Config, dir string) (out []string, rs []sandbox.
 	runs := func(what string, paths []string) {
 		out = append(out, paths...)
 		for _, p := range paths {
-			rs = append(rs, sandbox.Runnable{Path: p, What: what})
+			if what == sandbox.ConfigFile || sandbox.IsScript(p) {
+				rs = append(rs, sandbox.Runnable{Path: p, What: what})
+			}
 		}
 	}
 	var walk func(c *config.Config)

@@ -28,6 +28,36 @@ type Runnable struct {
 	What string
 }
 
+// IsScript reports whether path, a file a hook or an MCP server's command
+// names, is a program rather than data the command reads or writes
+// (`jq .version package.json`, `cat >> audit.jsonl`): a file with a
+// script's extension (.sh, .py, .js, …), an executable file, or one that
+// starts with "#!". A script's directory is protected, and a script lying
+// directly in a writable directory stops mm (Loose); a data file is
+// protected alone, as it always was.
+func IsScript(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".sh", ".bash", ".zsh", ".dash", ".fish", ".ksh", ".py", ".pyw", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts",
+		".rb", ".pl", ".pm", ".php", ".lua", ".tcl", ".r", ".jl", ".exs", ".ps1", ".jar", ".wasm":
+		return true
+	}
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	if st.Mode().Perm()&0o111 != 0 {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 2)
+	n, _ := f.Read(head)
+	return n == 2 && string(head) == "#!"
+}
+
 // dirs are the directories of r: where it is named and, for a symbolic
 // link, where it leads.
 func (r Runnable) dirs() []string {

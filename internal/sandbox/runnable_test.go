@@ -127,3 +127,27 @@ func TestProtectedAncestor(t *testing.T) {
 		t.Errorf("write_file on the guard: %v, want it protected", err)
 	}
 }
+
+func TestIsScript(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for p, want := range map[string]bool{
+		write("guard.py", "import json\n", 0o644):  true,
+		write("check.SH", "true\n", 0o644):         true,
+		write("tool", "\x7fELF", 0o755):            true,
+		write("noext", "#!/bin/sh\ntrue\n", 0o644): true,
+		write("audit.jsonl", "{}\n", 0o644):        false,
+		write("package.json", "{}\n", 0o644):       false,
+		filepath.Join(dir, "missing"):              false,
+	} {
+		if got := IsScript(p); got != want {
+			t.Errorf("IsScript(%s) = %v, want %v", filepath.Base(p), got, want)
+		}
+	}
+}
