@@ -264,6 +264,18 @@ func runeCut(s string, n int) int {
 // it becomes an answer or an error.
 func clean(s string) string { return termtext.Clean(s) }
 
+// flatKeep is s with its newlines and tabs as spaces, nothing removed: a
+// consent question's words, which the question shows visibly
+// (termtext.Visible).
+func flatKeep(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
 // flatLine is clean(s) with its newlines and tabs as spaces.
 func flatLine(s string) string {
 	return strings.Map(func(r rune) rune {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mm-agent/mm/internal/calls"
+	"github.com/mm-agent/mm/internal/termtext"
 
 	"github.com/coder/acp-go-sdk"
 
@@ -37,7 +38,7 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 		return false, orchestrator.ErrNoOneToAsk
 	}
 	id := v.callID(c.parent, call.Agent, call.ID)
-	name := calls.ToolName(call.Agent, call.Tool)
+	name := termtext.Clean(calls.ToolName(call.Agent, call.Tool))
 	c.s.mu.Lock()
 	always := c.s.always[name]
 	c.s.mu.Unlock()
