@@ -322,8 +322,10 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 		var cq consentQuestion
 		if fromAny(lookup(ConsentKey), &cq) && cq.Tool != "" {
 			// A consent question is one line the user answers: a newline
-			// in it could draw a question of its own under it.
-			cq.Tool, cq.Summary = flatLine(cq.Tool), flatLine(cq.Summary)
+			// in it could draw a question of its own under it. What else
+			// the remote hid in it is kept, for the question to write it
+			// out (calls.ConsentQuestion): the user sees what they allow.
+			cq.Tool, cq.Summary = flatKeep(cq.Tool), flatKeep(cq.Summary)
 			for i := range cq.Path {
 				cq.Path[i] = flatLine(cq.Path[i])
 			}

@@ -26,8 +26,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/a2a"
-	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mm-agent/mm/internal/termtext"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -296,18 +296,20 @@ func runeCut(s string, n int) int {
 }
 
 // clean makes text from a remote agent safe to print and to hand on:
-// escape sequences and control characters other than newline and tab
-// (C0, DEL, C1) would move the cursor, retitle or clear the terminal of
-// whoever reads the answer, so they go — before the text is shown and
-// before it becomes an answer or an error.
-func clean(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	s = ansi.Strip(s)
+// escape sequences, control characters other than newline and tab (C0,
+// DEL, C1) and bidirectional overrides would move the cursor, retitle or
+// clear the terminal of whoever reads the answer, or reorder what they
+// read, so they go (termtext.Clean) — before the text is shown and before
+// it becomes an answer or an error.
+func clean(s string) string { return termtext.Clean(s) }
+
+// flatKeep is s with its newlines and tabs as spaces, nothing removed: a
+// consent question's words, which the question shows visibly
+// (termtext.Visible).
+func flatKeep(s string) string {
 	return strings.Map(func(r rune) rune {
-		if isControl(r) {
-			return -1
+		if r == '\n' || r == '\t' {
+			return ' '
 		}
 		return r
 	}, s)
@@ -321,8 +323,4 @@ func flatLine(s string) string {
 		}
 		return r
 	}, clean(s))
-}
-
-func isControl(r rune) bool {
-	return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0
 }

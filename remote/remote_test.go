@@ -843,6 +843,7 @@ func TestClean(t *testing.T) {
 		"x\x1b]8;;http://e\x1b\\link\x1b]8;;\x1b\\y": "xlinky",
 		"over\rwrite\x08\x7f":                        "overwrite",
 		"c1\u0085\u009bend":                          "c1end",
+		"rtl \u202efdp.exe":                          "rtl fdp.exe",
 	} {
 		if got := clean(in); got != want {
 			t.Errorf("clean(%q) = %q, want %q", in, got, want)

@@ -28,7 +28,7 @@ func TestBenchmarkRuns(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	t.Logf("%+v", f)
-	if f.BareMS <= 0 || f.SandboxMS <= 0 || f.NetworkMS <= 0 || f.StartCheckMS <= 0 {
+	if f.BareMS <= 0 || f.SandboxMS <= 0 || f.NetworkMS <= 0 || f.StartCheckMS <= 0 || f.FilesMS <= 0 || f.DirsMS <= 0 || f.Ratio <= 0 {
 		t.Errorf("the benchmark measured nothing: %+v", f)
 	}
 }

@@ -19,6 +19,9 @@ func TestHookTitles(t *testing.T) {
 			"🪝 preToolCall [bash] · guard.sh → deny"},
 		{hookTitle(hooks.Run{Event: hooks.PreGeneration, Command: "ctx.sh", Decision: "context (8 chars)"}),
 			"🪝 preGeneration · ctx.sh → context (8 chars)"},
+		// A hook's decision carries its reason: the title draws no escape.
+		{hookTitle(hooks.Run{Event: hooks.PreToolCall, Target: "bash", Command: "guard.sh", Decision: "deny: \x1b]0;pwned\x07no\u202e"}),
+			"🪝 preToolCall [bash] · guard.sh → deny: no"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

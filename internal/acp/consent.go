@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mm-agent/mm/internal/calls"
+	"github.com/mm-agent/mm/internal/termtext"
 
 	"github.com/coder/acp-go-sdk"
 
@@ -37,7 +38,7 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 		return false, orchestrator.ErrNoOneToAsk
 	}
 	id := v.callID(c.parent, call.Agent, call.ID)
-	name := calls.ToolName(call.Agent, call.Tool)
+	name := termtext.Clean(calls.ToolName(call.Agent, call.Tool))
 	c.s.mu.Lock()
 	always := c.s.always[name]
 	c.s.mu.Unlock()
@@ -49,7 +50,7 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 		SessionId: acp.SessionId(c.s.id),
 		ToolCall: acp.ToolCallUpdate{
 			ToolCallId: acp.ToolCallId(id),
-			Title:      acp.Ptr(calls.Title(call)),
+			Title:      acp.Ptr(calls.ConsentTitle(call)),
 			Kind:       acp.Ptr(kindOf(call.Tool)),
 			Status:     acp.Ptr(acp.ToolCallStatusPending),
 			RawInput:   rawInput(call.Input),

@@ -7,6 +7,7 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/termtext"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -15,13 +16,15 @@ import (
 // calls.DeniedTitle, as in the window.
 
 // hookTitle is a hook run's title, the displayHooks line without its
-// number: "🪝 <event> [<tool or agent>] · <command> → <decision>".
+// number: "🪝 <event> [<tool or agent>] · <command> → <decision>", cleaned
+// of what a title must not carry (termtext.Clean): a hook's reason is the
+// hook's text, and a denied call's the model's.
 func hookTitle(r hooks.Run) string {
 	target := ""
 	if r.Target != "" {
 		target = " [" + r.Target + "]"
 	}
-	return "🪝 " + string(r.Event) + target + " · " + r.Command + " → " + r.Decision
+	return termtext.Clean("🪝 " + string(r.Event) + target + " · " + r.Command + " → " + r.Decision)
 }
 
 // kindOf is the ACP kind of a tool, so the editor picks its icon.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mm-agent/mm/hooks"
 	"github.com/mm-agent/mm/internal/sessionfile"
+	"github.com/mm-agent/mm/internal/termtext"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -331,6 +332,7 @@ func (v *view) end(id string, ev orchestrator.Event) {
 	c.shown.Failed = status == acp.ToolCallStatusFailed
 	opts := []acp.ToolCallUpdateOpt{acp.WithUpdateStatus(status)}
 	if summary != "" { // ask_agent: "expert answered; a hook replaced the answer (n characters)"
+		summary = termtext.Clean(summary)
 		c.shown.Title = summary
 		opts = append(opts, acp.WithUpdateTitle(summary))
 	}

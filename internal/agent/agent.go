@@ -111,6 +111,11 @@ type parts struct {
 	remote  map[string]*remote.Agent // the remote agents of mmConfigs, by name
 	log     *hooks.Log               // hooksLog; nil for none
 	notices io.Writer
+	// bashPath is PATH as mm inherited it (hadPath: it was set), which the
+	// bash tool keeps; what mm starts outside the sandbox gets it cleaned
+	// (sandbox.Path).
+	bashPath string
+	hadPath  bool
 
 	mu     sync.Mutex
 	files  []*sessionfile.File
@@ -157,22 +162,31 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Agent, error) 
 	// kept out of the model's reach under it.
 	// So is what the asking agents' sandboxes protect (MM_SANDBOX_PROTECT):
 	// an asked agent's bash works in the same directory.
-	var protect []string
-	if cfg.Sandbox.Mode != sandbox.Off && cfg.Sandbox.Mode != "" {
-		protect = append(protectedPaths(cfg, dir), opts.Env.Protect...)
-	}
-	box, err := sandbox.New(ctx, cfg.Sandbox, dir, protect...)
+	box, err := sandbox.New(ctx, cfg.Sandbox, dir, opts.Env.Protect...)
 	if err != nil {
 		return nil, err
 	}
+	// PATH as the user had it, for bash: inside the sandbox, a relative
+	// entry names nothing the model could not run anyway.
+	bashPath, hadPath := opts.Env.Get("PATH"), opts.Env.Has("PATH")
 	if box != nil {
+		kept, _, notes := box.Path(bashPath, dir)
+		for _, n := range notes {
+			fmt.Fprintln(notices, n)
+		}
+		if hadPath {
+			opts.Env = opts.Env.With("PATH", kept)
+		}
+		if box, err = guarded(box, cfg, dir, opts.Env); err != nil {
+			return nil, err
+		}
 		opts.Env.Protect = box.Protected(dir) // what the agents this one asks protect too
 	}
 	if _, err := tools.Sandboxed(cfg.Tools, dir, box); err != nil {
 		return nil, &config.Error{Path: cfg.Path, Msg: "tools: " + err.Error()}
 	}
 	p := &parts{
-		cfg: cfg, opts: opts, box: box, notices: notices, opened: opts.Session,
+		cfg: cfg, opts: opts, box: box, notices: notices, opened: opts.Session, bashPath: bashPath, hadPath: hadPath,
 		model: &model.Client{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Stream: ep.Stream, Hint: ep.Hint,
 			Provider: ep.Provider, APIKeyEnv: ep.APIKeyEnv, IdleTimeout: ep.IdleTimeout},
 	}
@@ -224,7 +238,10 @@ func (a *Agent) In(ctx context.Context, dir string, servers map[string]config.MC
 	// there (the session's .git is the sandbox's own, per command).
 	box := a.parts.box
 	if box != nil {
-		box = box.With(protectedPaths(a.parts.cfg, dir)...)
+		var err error
+		if box, err = guarded(box, a.parts.cfg, dir, a.parts.opts.Env); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := tools.Sandboxed(a.parts.cfg.Tools, dir, box); err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
@@ -311,6 +328,47 @@ func (a *Agent) env() Env {
 	return e
 }
 
+// guarded is box protecting, for cfg's agent working in dir, what mm runs
+// or loads outside the sandbox (protectedPaths), the directory of each
+// file of those and of the mm binary (env.Bin), and the PATH entries
+// (env's) in a writable directory: the contract's "Nothing the model
+// writes runs outside the sandbox". Such a file lying directly in a
+// writable directory, whose directory cannot be made read-only, is an
+// error naming it.
+func guarded(box *sandbox.Sandbox, cfg *config.Config, dir string, env Env) (*sandbox.Sandbox, error) {
+	paths, rs := protectedPaths(cfg, dir)
+	if env.Bin != "" {
+		rs = append(rs, sandbox.Runnable{Path: env.Bin, What: sandbox.BinFile})
+	}
+	if err := box.Loose(dir, rs); err != nil {
+		return nil, err
+	}
+	_, onPath, _ := box.Path(env.Get("PATH"), dir)
+	return box.With(append(append(paths, sandbox.Dirs(rs)...), onPath...)...), nil
+}
+
+// secrets are the variables that hold what mm itself authenticates with:
+// the API key of the model's provider and of every provider the config
+// declares (apiKeyEnv), and the bearer token of every remote agent
+// (tokenEnv). The bash tool never sees them.
+func (p *parts) secrets() []string {
+	var names []string
+	if c, ok := p.model.(*model.Client); ok && c.APIKeyEnv != "" {
+		names = append(names, c.APIKeyEnv)
+	}
+	for _, pr := range p.cfg.Providers {
+		if pr.APIKeyEnv != "" {
+			names = append(names, pr.APIKeyEnv)
+		}
+	}
+	for _, ra := range p.cfg.RemoteAgents {
+		if ra.TokenEnv != "" {
+			names = append(names, ra.TokenEnv)
+		}
+	}
+	return names
+}
+
 // assemble builds the orchestrator's agent and the relay for a's directory
 // and depth from the shared parts; sup, when not nil, runs the asked
 // agents (else a supervisor of a's own is made).
@@ -318,7 +376,11 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 	p, cfg := a.parts, a.parts.cfg
 	e := a.env()
 	env := e.For(cfg.File, a.depth)
-	builtin, _ := tools.New(cfg.Tools, tools.Config{Dir: a.dir, Sandbox: a.box, Env: env}) // checked by New and In
+	bashEnv := Without(env, p.secrets()...)
+	if p.hadPath {
+		bashEnv = withVar(bashEnv, "PATH", p.bashPath)
+	}
+	builtin, _ := tools.New(cfg.Tools, tools.Config{Dir: a.dir, Sandbox: a.box, Env: bashEnv}) // checked by New and In
 	ts := make([]orchestrator.Tool, 0, len(builtin)+1)
 	for _, t := range builtin {
 		ts = append(ts, t)

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -33,6 +34,13 @@ const (
 	// they name (its hooks, its config) outside any sandbox.
 	ProtectVar = "MM_SANDBOX_PROTECT"
 )
+
+// TokenVar is the bearer token a served agent (mm -a2a) requires. It is
+// the served agent's own secret: nothing the agent starts inherits it —
+// not its bash, whose commands a prompt-injected model writes, not its
+// hooks, MCP servers or asked agents (the contract, "Nothing the model
+// writes runs outside the sandbox").
+const TokenVar = "MM_A2A_TOKEN"
 
 // childVarPrefix starts the variables an asked agent's process gets from
 // the mm that started it (agentproc: the handshake cookie, the lifeline's
@@ -75,7 +83,7 @@ func ReadEnv(environ []string, bin string) (Env, error) {
 				e.Bin = v // the running mm could not be found: trust the parent's
 			}
 			continue
-		case ConfigVar:
+		case ConfigVar, TokenVar:
 			continue
 		case LogVar:
 			e.Log = v
@@ -130,4 +138,69 @@ func (e Env) For(configFile string, depth int) []string {
 		out = append(out, ProtectVar+"="+strings.Join(e.Protect, string(filepath.ListSeparator)))
 	}
 	return append(out, DepthVar+"="+strconv.Itoa(depth))
+}
+
+// Without is env with the variables named by names left out: what the
+// bash tool gets once the secrets mm itself uses are taken out of it (a
+// provider's apiKeyEnv, a remote agent's tokenEnv), as Codex CLI's
+// default shell policy leaves out variables that hold keys and tokens.
+func Without(env []string, names ...string) []string {
+	if len(names) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// Get is the value of the inherited variable name; "" when unset.
+func (e Env) Get(name string) string {
+	for _, kv := range e.inherited {
+		if k, v, _ := strings.Cut(kv, "="); k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// Has reports whether the variable name was inherited.
+func (e Env) Has(name string) bool {
+	for _, kv := range e.inherited {
+		if k, _, _ := strings.Cut(kv, "="); k == name {
+			return true
+		}
+	}
+	return false
+}
+
+// With is e with the inherited variable name set to value (added when it
+// was unset); e itself is unchanged.
+func (e Env) With(name, value string) Env {
+	e.inherited = withVar(e.inherited, name, value)
+	return e
+}
+
+// withVar is env with name set to value, in place of where it was.
+func withVar(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	set := false
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k == name {
+			if !set {
+				out = append(out, name+"="+value)
+				set = true
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	if !set {
+		out = append(out, name+"="+value)
+	}
+	return out
 }

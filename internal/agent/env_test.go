@@ -44,3 +44,19 @@ func TestEnvFor(t *testing.T) {
 		t.Errorf("without a config file: %q, want %q", got, want)
 	}
 }
+
+func TestTokenAndSecretsLeftOut(t *testing.T) {
+	e, err := ReadEnv([]string{"PATH=/bin", "MM_A2A_TOKEN=t0ken", "LAB_KEY=k3y"}, "/bin/mm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range e.For("", 0) {
+		if strings.HasPrefix(kv, TokenVar+"=") {
+			t.Errorf("For carries %s", kv)
+		}
+	}
+	got := Without(e.For("", 0), "LAB_KEY")
+	if slices.Contains(got, "LAB_KEY=k3y") || !slices.Contains(got, "PATH=/bin") {
+		t.Errorf("Without(LAB_KEY) = %q", got)
+	}
+}

@@ -25,10 +25,10 @@ func TestInProtectsTheSessionFolder(t *testing.T) {
 	}
 	start, _ := filepath.EvalSymlinks(t.TempDir())
 	session, _ := filepath.EvalSymlinks(t.TempDir())
-	write(t, filepath.Join(start, "agent.yaml"), "model: llmman/test\nsandbox: workspace\nhooks:\n  preToolCall:\n    - command: sh tools/check.sh\n")
+	write(t, filepath.Join(start, ".mm", "agent.yaml"), "model: llmman/test\nsandbox: workspace\nhooks:\n  preToolCall:\n    - command: sh tools/check.sh\n")
 	check := filepath.Join(session, "tools", "check.sh")
 	write(t, check, "cat >/dev/null\n")
-	cfg, err := config.Load(filepath.Join(start, "agent.yaml"))
+	cfg, err := config.Load(filepath.Join(start, ".mm", "agent.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,13 +22,26 @@ import (
 // hooks/ next to it. The session directory's .git paths are the
 // sandbox's own (sandbox.Protected). AGENTS.md and skills are read as
 // text for the model, never run: they are not protected.
-func protectedPaths(cfg *config.Config, dir string) []string {
-	var out []string
+//
+// rs are the files among them that mm runs or loads outside the sandbox
+// (the configs, and the hook and MCP servers' files that are scripts,
+// sandbox.IsScript, not data a command reads or writes): their
+// directories are protected too (sandbox.Dirs), and one lying directly in
+// the writable session directory is an error at start (sandbox.Loose).
+func protectedPaths(cfg *config.Config, dir string) (out []string, rs []sandbox.Runnable) {
 	seen := map[string]bool{}
+	runs := func(what string, paths []string) {
+		out = append(out, paths...)
+		for _, p := range paths {
+			if what == sandbox.ConfigFile || sandbox.IsScript(p) {
+				rs = append(rs, sandbox.Runnable{Path: p, What: what})
+			}
+		}
+	}
 	var walk func(c *config.Config)
 	walk = func(c *config.Config) {
 		if c.File != "" { // the built-in defaults have no file, and no hooks/
-			out = append(out, c.File)
+			runs(sandbox.ConfigFile, []string{c.File})
 			out = append(out, hooksDir(c.Dir)...)
 		}
 		if c.StructuredOutputFile != "" {
@@ -40,7 +53,7 @@ func protectedPaths(cfg *config.Config, dir string) []string {
 				if configDir == "" {
 					configDir = c.Dir
 				}
-				out = append(out, sandbox.CommandPaths(h.Command, configDir, dir)...)
+				runs(sandbox.HookScript, sandbox.CommandPaths(h.Command, configDir, dir))
 				if a, ok, _ := hookadapt.Wraps(h.Command); ok {
 					out = append(out, peerPaths(a, dir)...)
 				}
@@ -55,7 +68,7 @@ func protectedPaths(cfg *config.Config, dir string) []string {
 				cwd = dir
 			}
 			for _, w := range append([]string{s.Command}, s.Args...) {
-				out = append(out, sandbox.CommandPaths(w, c.Dir, cwd)...)
+				runs(sandbox.MCPScript, sandbox.CommandPaths(w, c.Dir, cwd))
 			}
 		}
 		for name, path := range c.MMConfigs {
@@ -65,7 +78,7 @@ func protectedPaths(cfg *config.Config, dir string) []string {
 			seen[path] = true
 			child, err := config.Load(path)
 			if err != nil {
-				out = append(out, path)
+				runs(sandbox.ConfigFile, []string{path})
 				out = append(out, hooksDir(filepath.Dir(path))...)
 				continue
 			}
@@ -76,7 +89,7 @@ func protectedPaths(cfg *config.Config, dir string) []string {
 		seen[cfg.File] = true
 	}
 	walk(cfg)
-	return out
+	return out, rs
 }
 
 // peerFiles are, for each agent `mm hooks adapt` speaks for, where that

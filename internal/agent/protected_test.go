@@ -57,7 +57,7 @@ hooks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := protectedPaths(cfg, dir)
+	got, _ := protectedPaths(cfg, dir)
 	sort.Strings(got)
 	want := []string{j("agent.yaml"), j("agents/audit.py"), j("agents/broken.yaml"), j("agents/expert.yaml"),
 		j("hooks"), j("hooks/guard.js"), j("schema.json"), j("servers/files.js"), j("tools/check.sh")}
@@ -68,7 +68,7 @@ hooks:
 
 	// The built-in defaults: no file, nothing of the working directory.
 	write(t, j("other/hooks/x.sh"), "")
-	if got := protectedPaths(config.Default(j("other")), j("other")); len(got) != 0 {
+	if got, _ := protectedPaths(config.Default(j("other")), j("other")); len(got) != 0 {
 		t.Errorf("defaults protect %q", got)
 	}
 }
@@ -92,7 +92,7 @@ hooks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := protectedPaths(cfg, dir)
+	got, _ := protectedPaths(cfg, dir)
 	sort.Strings(got)
 	want := []string{j(".claude/hooks"), j(".claude/hooks/guard.py"), j(".claude/settings.json"), j("agent.yaml")}
 	if !reflect.DeepEqual(got, want) {

@@ -18,7 +18,7 @@ import (
 
 // tokenVar is the variable whose value a served agent requires as its
 // bearer token (the contract, "Remote agents (A2A)").
-const tokenVar = "MM_A2A_TOKEN"
+const tokenVar = agent.TokenVar
 
 // serveA2A is mm -a2a <host:port>: the config's agent served to other
 // machines, one fresh turn per task, until SIGINT or SIGTERM.

@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/mm-agent/mm/internal/termtext"
 )
 
 // Exit codes of the contract.
@@ -73,12 +75,23 @@ func Run(ctx context.Context, args []string, io *IOStreams) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(io.Err, ee.msg)
+			fmt.Fprintln(io.Err, io.errText(ee.msg))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(io.Err, userMessage(err))
+	fmt.Fprintln(io.Err, io.errText(userMessage(err)))
 	return exitFailure
+}
+
+// errText is s as stderr gets it: an error may quote what a model server,
+// a hook or a remote agent wrote, so on a terminal it is cleaned of escape
+// sequences and control characters (termtext.Clean); a pipe gets it as it
+// is.
+func (ios *IOStreams) errText(s string) string {
+	if ios.ErrTTY {
+		return termtext.Clean(s)
+	}
+	return s
 }
 
 // userMessage is err as the user reads it: "mm: " and the error, unless

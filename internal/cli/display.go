@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mm-agent/mm/internal/calls"
+	"github.com/mm-agent/mm/internal/termtext"
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
@@ -57,6 +58,8 @@ type display struct {
 	// reasoning: the line on the screen is shown reasoning (showReasoning),
 	// not an answer.
 	reasoning bool
+	// streams clean what each agent streams (piece).
+	streams map[streamKey]*termtext.Stream
 	// indicator: draw "thinking…" on stderr while the model reasons (both
 	// stdout and stderr are a terminal); thinking: it is drawn now.
 	indicator, thinking bool
@@ -86,7 +89,18 @@ const thinkingLine = "thinking…"
 
 // show is the orchestrator's show callback.
 func (d *display) show(ev orchestrator.Event) {
-	agent := ev.Agent.String() // the label, and the key of what it has waiting
+	// What the model, a tool, a hook or a remote agent wrote is drawn
+	// without its escape sequences and control characters (the contract,
+	// "Nothing the model writes runs outside the sandbox"); the tool line
+	// is cleaned by calls.ToolLine, the consent question written out
+	// visibly by calls.ConsentQuestion.
+	agent := termtext.Clean(ev.Agent.String()) // the label, and the key of what it has waiting
+	if ev.Kind == orchestrator.Text || ev.Kind == orchestrator.Reasoning {
+		ev.Text = d.piece(agent, ev.Kind, ev.Text)
+	} else {
+		ev.Text = termtext.Clean(ev.Text)
+	}
+	ev.Output, ev.Call.Tool = termtext.Clean(ev.Output), termtext.Clean(ev.Call.Tool)
 	label := ""
 	if agent != "" {
 		label = "[" + agent + "] "
@@ -140,6 +154,30 @@ func (d *display) show(ev orchestrator.Event) {
 	}
 	d.queue(agent, p)
 	d.pump()
+}
+
+// piece is a streamed piece of agent's answer or reasoning, cleaned: an
+// escape sequence cut between two pieces is held back and cleaned whole
+// (termtext.Stream), one stream per agent and kind.
+func (d *display) piece(agent string, kind orchestrator.EventKind, text string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := streamKey{agent, kind}
+	if d.streams == nil {
+		d.streams = map[streamKey]*termtext.Stream{}
+	}
+	s := d.streams[key]
+	if s == nil {
+		s = &termtext.Stream{}
+		d.streams[key] = s
+	}
+	return s.Piece(text)
+}
+
+// streamKey names a stream of pieces: an agent's answer or reasoning.
+type streamKey struct {
+	agent string
+	kind  orchestrator.EventKind
 }
 
 // queue adds what agent showed to what it has waiting.
@@ -378,7 +416,7 @@ func (d *display) footer(res orchestrator.TurnResult) {
 		fmt.Fprintln(d.err, "mm: session file: "+res.SaveErr.Error())
 	}
 	for _, l := range frontend.Footer(d.cfg, res) {
-		io.WriteString(d.out, d.dim(l)+"\n")
+		io.WriteString(d.out, d.dim(termtext.Clean(l))+"\n")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mm-agent/mm/internal/calls"
+	"github.com/mm-agent/mm/internal/termtext"
 
 	"github.com/spf13/cobra"
 
@@ -303,14 +304,14 @@ func (o *hooksTestOptions) run(ctx context.Context, ios *IOStreams, cfg *config.
 			if r.Failure != "" {
 				line += "\n     " + r.FailureLine() + " [onError: " + string(r.OnError) + "]"
 			}
-			fmt.Fprintln(w, line)
+			fmt.Fprintln(w, termtext.Clean(line)) // the decision and failure are the hook's text
 		}
 		if matched == 0 {
 			fmt.Fprintln(w, "  no hook runs for this input")
 		}
 		fmt.Fprintln(w, "effect:")
 		for _, l := range eff {
-			fmt.Fprintf(w, "  %s: %s\n", l.Who, indent(l.What))
+			fmt.Fprintf(w, "  %s: %s\n", l.Who, termtext.Clean(indent(l.What)))
 		}
 	}
 	switch outcome {

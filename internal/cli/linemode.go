@@ -161,7 +161,7 @@ func (a *app) turn(ctx context.Context, s *orchestrator.Session, prompt string, 
 	res := s.Generate(tctx, prompt, d.show, consent)
 	d.footer(res)
 	if res.Err != nil && !res.Cancelled() {
-		fmt.Fprintln(a.io.Err, res.Err.Error())
+		fmt.Fprintln(a.io.Err, a.io.errText(res.Err.Error()))
 		for _, n := range a.defaultsNotes(res.Err) {
 			fmt.Fprintln(a.io.Err, n)
 		}

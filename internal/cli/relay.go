@@ -14,6 +14,7 @@ import (
 	"github.com/mm-agent/mm/hooks"
 	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/internal/sessionfile"
+	"github.com/mm-agent/mm/internal/termtext"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -62,7 +63,7 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 		Agent: name, Question: o.args[0], WithContext: withContext, Transcript: transcript, Via: relay.ViaCLI, Consent: consent,
 		Show: func(ev orchestrator.Event) {
 			if !hold && ev.Kind == orchestrator.Text && slices.Equal(ev.Agent, orchestrator.Path{name}) {
-				io.WriteString(a.io.Out, ev.Text)
+				io.WriteString(a.io.Out, a.onTerminal(ev.Text))
 				streamed = streamed || ev.Text != ""
 				return
 			}
@@ -84,12 +85,23 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 		return &exitError{exitFailure, "[ask: " + res.Err.Error() + "]"}
 	}
 	if hold {
-		io.WriteString(a.io.Out, res.Answer)
+		io.WriteString(a.io.Out, a.onTerminal(res.Answer))
 		endLine(a.io.Out, res.Answer != "")
 	} else {
 		endLine(a.io.Out, streamed)
 	}
 	return nil
+}
+
+// onTerminal is an asked agent's text as stdout gets it: cleaned of
+// escape sequences and control characters (termtext.Clean) when stdout is
+// a terminal, as it is everywhere mm draws; as it is for a pipe, whose
+// reader wants the answer.
+func (a *app) onTerminal(s string) string {
+	if a.io.OutTTY {
+		return termtext.Clean(s)
+	}
+	return s
 }
 
 func endLine(w io.Writer, wrote bool) {

@@ -56,6 +56,24 @@ func (f *Files) protected() []string {
 	return out
 }
 
+// protectedAt is the protected path real lies in, "" for none: the
+// innermost protected path that holds it, unless a writable directory
+// inside that one holds it (the session directory inside a protected
+// config directory).
+func (f *Files) protectedAt(real string) string {
+	prot := f.protected()
+	if !readOnlyAt(prot, f.roots, real) {
+		return ""
+	}
+	best := ""
+	for _, p := range prot {
+		if within(p, real) && len(p) > len(best) {
+			best = p
+		}
+	}
+	return best
+}
+
 // ProtectedError is a path the file tools may not write because mm runs
 // it, or reads to know what to run, outside the sandbox (Protected).
 type ProtectedError struct {
@@ -167,10 +185,8 @@ func (f *Files) open(path string) (*os.Root, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	for _, p := range f.protected() {
-		if within(p, real) {
-			return nil, "", &ProtectedError{Path: p}
-		}
+	if p := f.protectedAt(real); p != "" {
+		return nil, "", &ProtectedError{Path: p}
 	}
 	for _, root := range f.roots {
 		if !within(root, real) {

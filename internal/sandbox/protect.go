@@ -196,14 +196,23 @@ func rootOf(writable []string, path string) string {
 	return root
 }
 
-// protectedAt reports whether path is one of protected or below one.
-func protectedAt(protected []string, path string) bool {
-	for _, p := range protected {
-		if within(p, path) {
-			return true
+// readOnlyAt reports whether path is read-only for a command: the
+// innermost of ro and writable that holds it is one of ro. A protected
+// directory may hold a writable one (a config's directory that holds the
+// session directory), which is bound writable again below it.
+func readOnlyAt(ro, writable []string, path string) bool {
+	best, readOnly := "", false
+	for _, p := range ro {
+		if within(p, path) && len(p) > len(best) {
+			best, readOnly = p, true
 		}
 	}
-	return false
+	for _, w := range writable {
+		if within(w, path) && len(w) > len(best) {
+			best, readOnly = w, false
+		}
+	}
+	return readOnly
 }
 
 // cleanProtected resolves paths' symbolic links, drops those that do not
@@ -258,10 +267,7 @@ func (s *Sandbox) With(protect ...string) *Sandbox {
 // would otherwise leave the read-only file behind it. Both lists are in
 // the order bwrap must bind them: outer directories first.
 func (s *Sandbox) mounts(dir string) (pins, ro []string) {
-	writable := []string{s.tmp}
-	if s.policy.Mode == Workspace && dir != string(filepath.Separator) {
-		writable = append(writable, dir)
-	}
+	writable := s.writable(dir)
 	readOnlyDir := s.policy.Mode == ReadOnly && within(s.tmp, dir)
 	protected := s.Protected(dir)
 	for _, p := range protected {
@@ -273,7 +279,7 @@ func (s *Sandbox) mounts(dir string) (pins, ro []string) {
 	for _, p := range ro {
 		root := rootOf(writable, p)
 		for a := filepath.Dir(p); a != root && within(root, a); a = filepath.Dir(a) {
-			if !pinned[a] && !protectedAt(ro, a) {
+			if !pinned[a] && !readOnlyAt(ro, writable, a) {
 				pinned[a] = true
 				pins = append(pins, a)
 			}

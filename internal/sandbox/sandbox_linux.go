@@ -3,6 +3,8 @@ package sandbox
 import (
 	"fmt"
 	"os/exec"
+	"sort"
+	"strings"
 )
 
 // findTool finds bubblewrap, the sandbox of Claude Code's and Flatpak's
@@ -26,12 +28,14 @@ func findTool(m Mode) (string, error) {
 //     CAP_SYS_ADMIN remounts / read-write.
 //   - --ro-bind / /, then a fresh /dev and /proc, then the writable
 //     directories bound over it; in readonly mode a session directory
-//     inside the temp directory is bound read-only again, last.
-//   - then the protected paths in a writable directory (mounts): the
-//     directories between pinned as mount points, then each path bound
-//     read-only over itself, last, since a later bind wins. The -try
-//     forms: a path removed since (by a hook, by the user) is skipped,
-//     not an error.
+//     inside the temp directory is bound read-only again.
+//   - the protected paths in a writable directory (mounts): the
+//     directories between pinned as mount points, each path bound
+//     read-only over itself. All the binds go outer paths first, since a
+//     later bind wins below it: a protected directory that holds the
+//     session directory (a config's directory above it) is read-only and
+//     the session directory in it writable again. The -try forms: a path
+//     removed since (by a hook, by the user) is skipped, not an error.
 //   - --unshare-net (unless sandboxNetwork): a network namespace with only
 //     its own loopback, so not even the host's 127.0.0.1 is reachable.
 func (s *Sandbox) args(dir string) []string {
@@ -42,24 +46,32 @@ func (s *Sandbox) args(dir string) []string {
 	if !s.policy.Network {
 		a = append(a, "--unshare-net")
 	}
-	a = append(a, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-		"--bind", s.tmp, s.tmp)
+	a = append(a, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	binds := [][2]string{{"--bind", s.tmp}}
 	switch s.policy.Mode {
 	case Workspace:
 		if dir != "/" { // New refuses it; an editor's session could still ask
-			a = append(a, "--bind", dir, dir)
+			binds = append(binds, [2]string{"--bind", dir})
 		}
 	case ReadOnly:
 		if within(s.tmp, dir) {
-			a = append(a, "--ro-bind", dir, dir)
+			binds = append(binds, [2]string{"--ro-bind", dir})
 		}
 	}
 	pins, ro := s.mounts(dir)
 	for _, p := range pins {
-		a = append(a, "--bind-try", p, p)
+		binds = append(binds, [2]string{"--bind-try", p})
 	}
 	for _, p := range ro {
-		a = append(a, "--ro-bind-try", p, p)
+		binds = append(binds, [2]string{"--ro-bind-try", p})
+	}
+	// Outer paths first: a bind hides what was bound below it before, and
+	// a protected directory may hold the session directory.
+	sort.SliceStable(binds, func(i, j int) bool {
+		return strings.Count(binds[i][1], "/") < strings.Count(binds[j][1], "/")
+	})
+	for _, b := range binds {
+		a = append(a, b[0], b[1], b[1])
 	}
 	return append(a, "--chdir", dir, "--")
 }

@@ -55,7 +55,7 @@ func dialog(st styles, reqs []*consentReq, width int) []string {
 	if len(reqs) == 0 {
 		return nil
 	}
-	what := clean(calls.Title(reqs[0].call))
+	what := clean(calls.ConsentTitle(reqs[0].call))
 	text := "Allow " + what + "?\n" +
 		st.key.Render("y") + " allows · " + st.key.Render("n") + " or " + st.key.Render("Esc") + " refuses"
 	if n := len(reqs) - 1; n > 0 {

@@ -5,34 +5,18 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mm-agent/mm/internal/termtext"
 )
 
 // clean makes text from a model, a tool, a hook or another process safe to
 // draw: escape sequences and control characters would move the cursor or
-// change modes behind the renderer's back and garble the window, so they go;
-// tabs become spaces, whose width the renderer knows.
+// change modes behind the renderer's back and garble the window, and
+// bidirectional overrides would reorder what the user reads, so they go
+// (termtext.Clean, the rule of every front end); tabs become spaces, whose
+// width the renderer knows.
 func clean(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	s = ansi.Strip(s)
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString("    ")
-		case isControl(r):
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0
+	return strings.ReplaceAll(termtext.Clean(s), "\t", "    ")
 }
 
 // wrap cuts s (which may hold SGR styles) into lines of at most width

@@ -197,3 +197,17 @@ func TestDialog(t *testing.T) {
 		t.Error("a dialog with no question")
 	}
 }
+
+// The window's consent dialog shows what the model hid behind escapes,
+// written out, and its tool lines draw none of them.
+func TestDialogShowsEscapes(t *testing.T) {
+	trick := orchestrator.Call{Tool: "bash", Summary: "rm precious.txt #\x1b[2K\x1b[Gallow bash: ls"}
+	lines := dialog(newStyles(), []*consentReq{{call: trick}}, 100)
+	text := ansi.Strip(strings.Join(lines, "\n"))
+	if !strings.Contains(text, `Allow bash: rm precious.txt #\x1b[2K\x1b[Gallow bash: ls?`) {
+		t.Errorf("dialog hides the escapes:\n%s", text)
+	}
+	if strings.Contains(strings.Join(lines, ""), "\x1b[2K") {
+		t.Error("the dialog draws the model's escape sequence")
+	}
+}
