@@ -137,6 +137,9 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	if notices == nil {
 		notices = io.Discard
 	}
+	for _, w := range hookURLWarnings(cfg.Hooks) {
+		fmt.Fprintln(notices, w)
+	}
 	if ep.APIKeyMissing {
 		fmt.Fprintln(notices, apiKeyWarning(ep))
 	}
@@ -485,6 +488,21 @@ func (p *parts) close() {
 		p.opened.File.Close()
 		p.opened = nil
 	}
+}
+
+// hookURLWarnings are the start-up warnings of URL hooks that send their
+// input — prompts, tool calls, answers — in clear text over a network: an
+// http:// URL whose host is not loopback.
+func hookURLWarnings(set hooks.Set) []string {
+	var out []string
+	for _, e := range hooks.Events {
+		for i, h := range set[e] {
+			if strings.HasPrefix(strings.ToLower(h.URL), "http://") && !hooks.Loopback(h.URL) {
+				out = append(out, fmt.Sprintf("mm: warning: hooks.%s[%d]: %s is plain http to a host that is not loopback: hook inputs (prompts, tool calls) and any token in its headers cross the network unencrypted; use https://", e, i, h.URL))
+			}
+		}
+	}
+	return out
 }
 
 // apiKeyWarning is the start-up warning of a provider whose apiKeyEnv
