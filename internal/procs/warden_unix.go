@@ -13,17 +13,27 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/mm-agent/mm/internal/procs/earlywarden"
 )
 
 // wardenEnv, in a process's environment, makes it a warden as soon as
 // this package initialises: mm (or any binary that links this package, a
 // test binary too) runs itself again with it to get one. Its value is the
 // token of the mm it watches.
-const wardenEnv = "MM_PROCS_WARDEN"
+const wardenEnv = earlywarden.Env
 
 func init() {
 	if t := os.Getenv(wardenEnv); t != "" {
-		runWarden(t)
+		if earlywarden.Done {
+			// On Linux the list was kept, and its groups killed, from
+			// the earliest init (package earlywarden): mm is gone, and
+			// what is left is the hunt for what left its group.
+			signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+			hunt(func(tags string) bool { return hasTokenTag(tags, t) })
+		} else {
+			runWarden(t)
+		}
 		os.Exit(0)
 	}
 }
