@@ -5,10 +5,12 @@
 // prints the ratio. The project's target is at most 1.10×.
 //
 // bench/hookcost times hooks.Runner.Run alone; this one also counts what
-// the rest of mm does around each run (the display, the audit log, the
-// events of the turn, …), which hookcost cannot see.
+// mm does around the runs of a turn — the process warden the first hook
+// starts, the display, the turn's events — which hookcost cannot see.
+// With -base, a second mm binary (say, one built from an older commit) is
+// timed in the same interleaving, so that two builds compare in one run.
 //
-//	go run ./bench/hookturn [-hooks 20] [-rounds 10] [-n 10] [-warmup 3] [-mm PATH]
+//	go run ./bench/hookturn [-hooks 20] [-rounds 10] [-n 10] [-warmup 3] [-mm PATH] [-base PATH]
 package main
 
 import (
@@ -32,7 +34,7 @@ func main() {
 	n := flag.Int("n", 10, "runs of each case per round")
 	warmup := flag.Int("warmup", 3, "untimed runs of each case before the first round")
 	mmPath := flag.String("mm", "", "the mm binary to time (default: build ./cmd/mm)")
-	command := flag.String("command", "true", "the hook command, and what the bare spawn runs")
+	base := flag.String("base", "", "a second mm binary to time beside it, in the same run")
 	flag.Parse()
 	if *rounds < 1 || *n < 1 || *nHooks < 1 {
 		fail(fmt.Errorf("-hooks, -rounds and -n must be >= 1"))
@@ -42,36 +44,46 @@ func main() {
 		fail(err)
 	}
 	defer bins.Close()
-	mm := bins.MM
+	mms := []string{bins.MM}
 	if *mmPath != "" {
-		mm = *mmPath
+		mms[0] = *mmPath
 	}
-	r, err := measure(mm, bins.Dir, *nHooks, *command, *rounds, *n, *warmup)
+	if *base != "" {
+		mms = append(mms, *base)
+	}
+	r, err := measure(mms, bins.Dir, *nHooks, *rounds, *n, *warmup)
 	if err != nil {
 		bins.Close()
 		fail(err)
 	}
-	r.print()
+	r.print(*base != "")
 }
 
 type result struct {
 	hooks, rounds, n int
-	with, without    time.Duration // the turn, medians
-	bare             time.Duration // one bare spawn, median
+	with, without    []time.Duration // the turn's medians, by binary
+	bare             time.Duration   // one bare spawn, median
 }
 
-// perHook is what one hook adds to the turn.
-func (r result) perHook() time.Duration { return (r.with - r.without) / time.Duration(r.hooks) }
+// perHook is what one hook adds to binary i's turn.
+func (r result) perHook(i int) time.Duration {
+	return (r.with[i] - r.without[i]) / time.Duration(r.hooks)
+}
 
-func (r result) ratio() float64 { return float64(r.perHook()) / float64(r.bare) }
+func (r result) ratio(i int) float64 { return float64(r.perHook(i)) / float64(r.bare) }
 
-func (r result) print() {
-	fmt.Printf("mm -p with %d hooks: %s median; with none: %s; per hook %s\n", r.hooks, runs.MS(r.with), runs.MS(r.without), runs.MS(r.perHook()))
-	fmt.Printf("bare sh -c spawn: %s median; mm's share %.2fx (target <= %.2fx)\n", runs.MS(r.bare), r.ratio(), Target)
+func (r result) print(withBase bool) {
+	fmt.Printf("mm -p with %d hooks: %s median; with none: %s; per hook %s\n", r.hooks, runs.MS(r.with[0]), runs.MS(r.without[0]), runs.MS(r.perHook(0)))
+	fmt.Printf("bare sh -c spawn: %s median; mm's share %.2fx (target <= %.2fx)\n", runs.MS(r.bare), r.ratio(0), Target)
+	if withBase {
+		fmt.Printf("base mm -p with %d hooks: %s median; with none: %s; per hook %s, share %.2fx\n", r.hooks, runs.MS(r.with[1]), runs.MS(r.without[1]), runs.MS(r.perHook(1)), r.ratio(1))
+	}
 	fmt.Printf("  %d rounds x %d runs of each case, interleaved\n", r.rounds, r.n)
 }
 
-func measure(mm, dir string, nHooks int, command string, rounds, n, warmup int) (result, error) {
+const command = "true"
+
+func measure(mms []string, dir string, nHooks, rounds, n, warmup int) (result, error) {
 	srv, err := runs.StartModel()
 	if err != nil {
 		return result{}, err
@@ -92,13 +104,13 @@ func measure(mm, dir string, nHooks int, command string, rounds, n, warmup int) 
 	// XDG_STATE_HOME in the temporary directory: the user's state
 	// directory is left alone whatever this mm version keeps there.
 	env := append(os.Environ(), "LLMMAN_HOST="+srv.Addr(), "NO_COLOR=1", "XDG_STATE_HOME="+filepath.Join(dir, "state"))
-	turn := func(config string) func() error {
+	turn := func(mm, config string) func() error {
 		return func() error {
 			cmd := exec.Command(mm, "-c", config, "-p", "hello")
 			cmd.Dir, cmd.Env = dir, env
 			out, err := cmd.Output()
 			if err != nil || !strings.Contains(string(out), "ok") {
-				return fmt.Errorf("mm -p: %v: %q", err, out)
+				return fmt.Errorf("%s -p: %v: %q", mm, err, out)
 			}
 			return nil
 		}
@@ -122,17 +134,22 @@ func measure(mm, dir string, nHooks int, command string, rounds, n, warmup int) 
 		}
 		return time.Since(start) / time.Duration(nHooks), nil
 	}
-	cases := []runs.Case{
-		{Name: "with hooks", Run: runs.Timed(turn(withCfg))},
-		{Name: "without", Run: runs.Timed(turn(noneCfg))},
-		{Name: "bare", Run: bare},
+	cases := []runs.Case{{Name: "bare", Run: bare}}
+	for _, mm := range mms {
+		cases = append(cases,
+			runs.Case{Name: mm + " with hooks", Run: runs.Timed(turn(mm, withCfg))},
+			runs.Case{Name: mm + " without", Run: runs.Timed(turn(mm, noneCfg))})
 	}
 	ds, err := runs.Interleave(cases, rounds, n, warmup)
 	if err != nil {
 		return result{}, err
 	}
-	return result{hooks: nHooks, rounds: rounds, n: n,
-		with: runs.Median(ds[0]), without: runs.Median(ds[1]), bare: runs.Median(ds[2])}, nil
+	r := result{hooks: nHooks, rounds: rounds, n: n, bare: runs.Median(ds[0])}
+	for i := range mms {
+		r.with = append(r.with, runs.Median(ds[1+2*i]))
+		r.without = append(r.without, runs.Median(ds[2+2*i]))
+	}
+	return r, nil
 }
 
 func fail(err error) {

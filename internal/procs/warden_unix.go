@@ -24,16 +24,10 @@ import (
 const wardenEnv = earlywarden.Env
 
 func init() {
+	// On Linux the warden never gets here: package earlywarden, initialised
+	// long before this one, runs it whole and exits.
 	if t := os.Getenv(wardenEnv); t != "" {
-		if earlywarden.Done {
-			// On Linux the list was kept, and its groups killed, from
-			// the earliest init (package earlywarden): mm is gone, and
-			// what is left is the hunt for what left its group.
-			signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-			hunt(func(tags string) bool { return hasTokenTag(tags, t) })
-		} else {
-			runWarden(t)
-		}
+		runWarden(t)
 		os.Exit(0)
 	}
 }

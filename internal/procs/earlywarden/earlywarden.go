@@ -12,17 +12,17 @@
 // and google.golang.org/…, protobuf's descriptors included) — some 6 ms
 // of CPU of the 9 a warden's start cost.
 //
-// The first half is what must be ready at once: keeping the list of the
-// groups mm has running and killing those still listed when mm is gone.
-// The second half, looking through the process table for what left its
-// group, needs os and runs from package procs's init once this one
-// returns, after mm is gone, off the path of any turn.
+// On Linux the whole warden runs here, with syscall alone: it keeps the
+// list of the groups mm has running, and when mm is gone kills those still
+// listed and looks through /proc for what left its group, then exits
+// without ever initialising the rest. Elsewhere (macOS reads the process
+// table with sysctl) it does nothing and package procs's init runs the
+// warden as before.
 package earlywarden
 
 // Env, in a process's environment, makes it a warden: its value is the
 // token of the mm it watches (procs.wardenEnv is the same name).
 const Env = "MM_PROCS_WARDEN"
 
-// Done reports that this process was a warden whose mm is gone, and whose
-// listed groups have been killed: what is left to do is procs's.
-var Done bool
+// tagEnv is procs.TagEnv: the tags every process mm starts carries.
+const tagEnv = "MM_PROC_TAG"

@@ -26,3 +26,31 @@ func TestKeep(t *testing.T) {
 		t.Fatalf("keep = %v, want %v", got, want)
 	}
 }
+
+func TestCarries(t *testing.T) {
+	env := func(kv ...string) []byte {
+		var b []byte
+		for _, s := range kv {
+			b = append(append(b, s...), 0)
+		}
+		return b
+	}
+	for _, c := range []struct {
+		block []byte
+		want  bool
+	}{
+		{env("PATH=/bin", "MM_PROC_TAG=abc.3"), true},
+		{env("MM_PROC_TAG=zzz.1 abc.12", "HOME=/"), true},
+		{env("MM_PROC_TAG=abcd.1"), false},
+		{env("MM_PROC_TAG=xabc.1"), false},
+		{env("MM_PROC_TAG=abc"), false},
+		{env("X_MM_PROC_TAG=abc.1"), false},
+		{env("PATH=/bin"), false},
+		{[]byte("MM_PROC_TAG=abc.9"), true}, // no final NUL
+		{nil, false},
+	} {
+		if got := carries(c.block, "abc"); got != c.want {
+			t.Errorf("carries(%q) = %v, want %v", c.block, got, c.want)
+		}
+	}
+}
