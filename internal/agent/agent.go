@@ -126,7 +126,7 @@ func New(cfg *config.Config, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, &config.Error{Path: cfg.Path, Msg: err.Error()}
 	}
-	if cfg.Hooks.Count() > 0 {
+	if hasCommandHook(cfg.Hooks) {
 		// Hooks run with sh: without one (Windows without Git for Windows),
 		// none of them could run, guards included; say so before anything.
 		if _, err := hooks.Shell(); err != nil {
@@ -488,6 +488,19 @@ func (p *parts) close() {
 		p.opened.File.Close()
 		p.opened = nil
 	}
+}
+
+// hasCommandHook reports whether any hook is a command (URL hooks need
+// no shell).
+func hasCommandHook(set hooks.Set) bool {
+	for _, hs := range set {
+		for _, h := range hs {
+			if h.Command != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hookURLWarnings are the start-up warnings of URL hooks that send their
