@@ -494,7 +494,7 @@ func (c *Config) parseRemoteAgent(name string, v *yaml.Node) error {
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-var hookKeys = []string{"command", "matcher", "timeout", "onError"}
+var hookKeys = []string{"command", "url", "headers", "matcher", "timeout", "onError"}
 
 // eventNames are the hook events, for a typo's suggestion.
 func eventNames() []string {
@@ -537,11 +537,15 @@ func parseHooks(v *yaml.Node, dir string) (hookdecl.Set, error) {
 
 func parseHook(event hookdecl.Event, item *yaml.Node, dir string) (hookdecl.Hook, error) {
 	h := hookdecl.Hook{OnError: hookdecl.Warn, Timeout: hookdecl.DefaultTimeout, ConfigDir: dir}
-	var raw struct{ command, matcher, timeout, onError *yaml.Node }
+	var raw struct{ command, url, headers, matcher, timeout, onError *yaml.Node }
 	err := eachKey(item, "", hookKeys, func(key string, v *yaml.Node) error {
 		switch key {
 		case "command":
 			raw.command = v
+		case "url":
+			raw.url = v
+		case "headers":
+			raw.headers = v
 		case "matcher":
 			raw.matcher = v
 		case "timeout":
@@ -561,11 +565,23 @@ func parseHook(event hookdecl.Event, item *yaml.Node, dir string) (hookdecl.Hook
 		}
 		return s, decode(v, key, &s)
 	}
-	if h.Command, err = str(raw.command, "command"); err != nil {
-		return h, err
+	if raw.command != nil && raw.url != nil {
+		return h, fmt.Errorf("line %d: give either command (run with sh -c) or url (POSTed to), not both", item.Line)
 	}
-	if strings.TrimSpace(h.Command) == "" {
-		return h, errors.New("command must not be empty")
+	if raw.url != nil {
+		if err := parseURLHook(&h, raw.url, raw.headers); err != nil {
+			return h, err
+		}
+	} else {
+		if raw.headers != nil {
+			return h, fmt.Errorf("headers: line %d: headers are for a url hook, not a command", raw.headers.Line)
+		}
+		if h.Command, err = str(raw.command, "command"); err != nil {
+			return h, err
+		}
+		if strings.TrimSpace(h.Command) == "" {
+			return h, errors.New("command must not be empty")
+		}
 	}
 	matcher, err := str(raw.matcher, "matcher")
 	if err != nil {
@@ -608,6 +624,82 @@ func parseHook(event hookdecl.Event, item *yaml.Node, dir string) (hookdecl.Hook
 		}
 	}
 	return h, nil
+}
+
+// parseURLHook reads a URL hook's url and headers. A header's ${VAR}s are
+// expanded from mm's environment now, at start: a token that is not set
+// is an error naming it, not a request that goes without it and a guard
+// that fails on every call.
+func parseURLHook(h *hookdecl.Hook, urlNode, headersNode *yaml.Node) error {
+	if err := decode(urlNode, "url", &h.URL); err != nil {
+		return err
+	}
+	if strings.TrimSpace(h.URL) == "" {
+		return errors.New("url must not be empty")
+	}
+	if err := httpURL(fmt.Sprintf("url: line %d", urlNode.Line), h.URL); err != nil {
+		return err
+	}
+	if headersNode == nil || (headersNode.Kind == yaml.ScalarNode && headersNode.Tag == "!!null") {
+		return nil
+	}
+	if headersNode.Kind != yaml.MappingNode {
+		return fmt.Errorf("headers: line %d: want a mapping of header names to strings", headersNode.Line)
+	}
+	for i := 0; i+1 < len(headersNode.Content); i += 2 {
+		name, v := headersNode.Content[i].Value, headersNode.Content[i+1]
+		if !headerName.MatchString(name) {
+			return fmt.Errorf("headers: line %d: %q is not a header name", headersNode.Content[i].Line, name)
+		}
+		var value string
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+			return fmt.Errorf("headers.%s: line %d: want a string", name, v.Line)
+		}
+		if err := decode(v, "headers."+name, &value); err != nil {
+			return err
+		}
+		value, err := expandVars(value)
+		if err != nil {
+			return fmt.Errorf("headers.%s: line %d: %w", name, v.Line, err)
+		}
+		if strings.ContainsAny(value, "\r\n") {
+			return fmt.Errorf("headers.%s: line %d: a header value must be one line", name, v.Line)
+		}
+		h.Headers = append(h.Headers, hookdecl.Header{Name: name, Value: value})
+	}
+	return nil
+}
+
+// headerName is an HTTP field name (RFC 9110's token).
+var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+// expandVars replaces each ${NAME} in s with the variable's value; an
+// unset variable is an error naming it (set to "" is a value). A $ not
+// followed by { is kept as it is, so a literal $ needs no escape.
+func expandVars(s string) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("unclosed ${ in %q", s)
+		}
+		name := s[i+2 : i+j]
+		if !envName.MatchString(name) {
+			return "", fmt.Errorf("${%s} is not an environment variable name", name)
+		}
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			return "", fmt.Errorf("${%s} is not set in mm's environment", name)
+		}
+		b.WriteString(s[:i])
+		b.WriteString(v)
+		s = s[i+j+1:]
+	}
 }
 
 // parseTimeout reads a Go duration ("5s", "1m30s"); a bare 0 is allowed.

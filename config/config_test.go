@@ -313,3 +313,28 @@ func BenchmarkModelOf(b *testing.B) {
 		}
 	})
 }
+
+func TestExpandVars(t *testing.T) {
+	t.Setenv("MM_TEST_TOKEN", "s3cret")
+	t.Setenv("MM_TEST_EMPTY", "")
+	for in, want := range map[string]string{
+		"Bearer ${MM_TEST_TOKEN}":           "Bearer s3cret",
+		"${MM_TEST_TOKEN}-${MM_TEST_TOKEN}": "s3cret-s3cret",
+		"a${MM_TEST_EMPTY}b":                "ab",
+		"$MM_TEST_TOKEN and $ alone":        "$MM_TEST_TOKEN and $ alone",
+		"no variables":                      "no variables",
+	} {
+		if got, err := expandVars(in); err != nil || got != want {
+			t.Errorf("expandVars(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"Bearer ${MM_TEST_UNSET_VARIABLE}": "${MM_TEST_UNSET_VARIABLE} is not set in mm's environment",
+		"${1BAD}":                          "${1BAD} is not an environment variable name",
+		"${OPEN":                           `unclosed ${ in "${OPEN"`,
+	} {
+		if _, err := expandVars(in); err == nil || err.Error() != want {
+			t.Errorf("expandVars(%q): error %v, want %q", in, err, want)
+		}
+	}
+}

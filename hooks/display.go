@@ -62,11 +62,11 @@ func (r Run) Line(n int) string {
 	if r.Target != "" {
 		target = " [" + r.Target + "]"
 	}
-	return fmt.Sprintf("🪝 %d. %s%s · %s → %s", n, r.Event, target, r.Command, r.Decision)
+	return fmt.Sprintf("🪝 %d. %s%s · %s → %s", n, r.Event, target, r.Label(), r.Decision)
 }
 
 // FailureLine is the line that reports a failed run:
-// "🪝 <event> hook `<command>`: <failure>".
+// "🪝 <event> hook `<command or URL>`: <failure>".
 func (r Run) FailureLine() string {
-	return fmt.Sprintf("🪝 %s hook `%s`: %s", r.Event, r.Command, r.Failure)
+	return fmt.Sprintf("🪝 %s hook `%s`: %s", r.Event, r.Label(), r.Failure)
 }

@@ -20,6 +20,8 @@ type (
 	OnError = hookdecl.OnError
 	// Hook is one validated entry of the hooks block.
 	Hook = hookdecl.Hook
+	// Header is one header of a URL hook's requests.
+	Header = hookdecl.Header
 	// Set is an agent's hooks, by event, each list in run order.
 	Set = hookdecl.Set
 )

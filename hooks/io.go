@@ -111,6 +111,14 @@ func readsField(e Event, field string) bool {
 // stdout is {"action":"continue"}. The error's text is the failure the
 // reference names (`invalid JSON on stdout: …`).
 func DecodeReply(event Event, stdout []byte) (Reply, error) {
+	return decodeReply(event, stdout, "on stdout")
+}
+
+// decodeReply is DecodeReply for a reply read from where ("on stdout", or
+// a URL hook's "in the response body (status 200 OK)"), which the failure
+// names.
+func decodeReply(event Event, stdout []byte, where string) (Reply, error) {
+	invalidJSON := func(reason string) error { return failure("invalid JSON " + where + ": " + reason) }
 	var r Reply
 	stdout = bytes.TrimSpace(stdout)
 	if len(stdout) == 0 {
@@ -167,8 +175,6 @@ func DecodeReply(event Event, stdout []byte) (Reply, error) {
 	}
 	return r, nil
 }
-
-func invalidJSON(reason string) error { return failure("invalid JSON on stdout: " + reason) }
 
 // jsonReason shortens encoding/json's messages to what a hook author needs.
 func jsonReason(err error) string {

@@ -34,7 +34,8 @@ type LogLine struct {
 	Depth      int       `json:"depth"`
 	Tool       string    `json:"tool,omitempty"`
 	Agent      string    `json:"agent,omitempty"`
-	Command    string    `json:"command"`
+	Command    string    `json:"command,omitempty"`
+	URL        string    `json:"url,omitempty"` // a URL hook's, in place of command
 	Decision   string    `json:"decision"`
 	DurationMs float64   `json:"durationMs"`
 	Failure    string    `json:"failure,omitempty"`
@@ -45,7 +46,7 @@ type LogLine struct {
 // the caller to report, the run itself is not affected.
 func (l *Log) Write(run Run, depth int) error {
 	line := LogLine{
-		Time: run.Start.UTC(), Event: run.Event, Depth: depth, Command: run.Command,
+		Time: run.Start.UTC(), Event: run.Event, Depth: depth, Command: run.Command, URL: run.URL,
 		Decision: run.Decision, Failure: run.Failure, OnError: run.OnError,
 		DurationMs: float64(run.Duration.Microseconds()) / 1000,
 	}

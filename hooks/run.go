@@ -29,12 +29,22 @@ type Runner struct {
 type Run struct {
 	Event    Event
 	Target   string // the tool or asked agent; "" for preGeneration and postGeneration
-	Command  string // as written in the config
+	Command  string // as written in the config; "" for a URL hook
+	URL      string // a URL hook's URL; "" for a command hook
 	Decision string // continue, stop, deny, failed, or what changed ("prompt replaced + context (12 chars)")
 	Failure  string // why the run failed; "" when it did not
 	OnError  OnError
 	Start    time.Time
 	Duration time.Duration
+}
+
+// Label is what the display shows of the hook that ran: its command, or
+// its URL.
+func (r Run) Label() string {
+	if r.URL != "" {
+		return r.URL
+	}
+	return r.Command
 }
 
 // Reported reports whether the run's failure line is shown: a failing run
@@ -175,24 +185,35 @@ func (r *Runner) observe(run Run) {
 	}
 }
 
-// runOne executes one hook and decodes and checks its reply.
+// runOne executes one hook — a command, or a request to its URL — and
+// decodes and checks its reply.
 func (r *Runner) runOne(ctx context.Context, h Hook, in *Input, env []string) (Run, Reply, error) {
-	run := Run{Event: in.Event, Command: h.Command, OnError: h.OnError, Start: time.Now()}
+	run := Run{Event: in.Event, Command: h.Command, URL: h.URL, OnError: h.OnError, Start: time.Now()}
 	stdin, err := in.encode()
 	if err != nil {
 		return run, Reply{}, failure("encode input: " + err.Error())
 	}
-	env = append(env[:len(env):len(env)], "MM_HOOK_EVENT="+string(in.Event), "MM_CONFIG_DIR="+h.ConfigDir)
 	timeout := h.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	stdout, err := execute(ctx, h.Command, r.Cwd, env, timeout, stdin)
+	var (
+		out   []byte
+		where = "on stdout"
+	)
+	if h.URL != "" {
+		var status string
+		out, status, err = post(ctx, h, in.Event, timeout, stdin)
+		where = "in the response body (" + status + ")"
+	} else {
+		env = append(env[:len(env):len(env)], "MM_HOOK_EVENT="+string(in.Event), "MM_CONFIG_DIR="+h.ConfigDir)
+		out, err = execute(ctx, h.Command, r.Cwd, env, timeout, stdin)
+	}
 	run.Duration = time.Since(run.Start)
 	if err != nil {
 		return run, Reply{}, err
 	}
-	reply, err := DecodeReply(in.Event, stdout)
+	reply, err := decodeReply(in.Event, out, where)
 	if err != nil {
 		return run, reply, err
 	}

@@ -73,6 +73,13 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "build mm for go run:", err)
 		return 1
 	}
+	// The hooks-http demo's policy server, for its go run command.
+	build = exec.Command("go", "build", "-o", filepath.Join(dir, "gorun", "policyserver"), "../../demos/hooks-http/policyserver")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build the policy server:", err)
+		return 1
+	}
 	binDir = dir
 	return m.Run()
 }

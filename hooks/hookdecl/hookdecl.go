@@ -67,13 +67,31 @@ const (
 // middle of a turn, and a slow one is felt at once.
 const DefaultTimeout = 10 * time.Second
 
-// Hook is one validated entry of the hooks block.
+// Hook is one validated entry of the hooks block: a command or a URL,
+// never both.
 type Hook struct {
-	Command   string         // run with sh -c, as written in the config
+	Command string // run with sh -c, as written in the config; "" for a URL hook
+	// URL, for a URL hook, is where the input is POSTed (http or https);
+	// Headers go with each request, their ${VAR}s already expanded from
+	// mm's environment when the config was read.
+	URL       string
+	Headers   []Header
 	Matcher   *regexp.Regexp // nil: every tool or agent
 	Timeout   time.Duration  // > 0
 	OnError   OnError
 	ConfigDir string // absolute directory of the config that declared it (MM_CONFIG_DIR)
+}
+
+// Header is one header of a URL hook's requests, in the config's order.
+type Header struct{ Name, Value string }
+
+// Label is what the display, the audit log and mm hooks list show of the
+// hook: its command as written, or its URL.
+func (h Hook) Label() string {
+	if h.URL != "" {
+		return h.URL
+	}
+	return h.Command
 }
 
 // Matches reports whether the hook runs for the tool or agent named target.

@@ -24,7 +24,7 @@ func hookTitle(r hooks.Run) string {
 	if r.Target != "" {
 		target = " [" + r.Target + "]"
 	}
-	return termtext.Clean("🪝 " + string(r.Event) + target + " · " + r.Command + " → " + r.Decision)
+	return termtext.Clean("🪝 " + string(r.Event) + target + " · " + r.Label() + " → " + r.Decision)
 }
 
 // kindOf is the ACP kind of a tool, so the editor picks its icon.

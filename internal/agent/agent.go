@@ -131,7 +131,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Agent, error) 
 	if err != nil {
 		return nil, &config.Error{Path: cfg.Path, Msg: err.Error()}
 	}
-	if cfg.Hooks.Count() > 0 {
+	if hasCommandHook(cfg.Hooks) {
 		// Hooks run with sh: without one (Windows without Git for Windows),
 		// none of them could run, guards included; say so before anything.
 		if _, err := hooks.Shell(); err != nil {
@@ -141,6 +141,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Agent, error) 
 	notices := opts.Notices
 	if notices == nil {
 		notices = io.Discard
+	}
+	for _, w := range hookURLWarnings(cfg.Hooks) {
+		fmt.Fprintln(notices, w)
 	}
 	if ep.APIKeyMissing {
 		fmt.Fprintln(notices, apiKeyWarning(ep))
@@ -544,6 +547,34 @@ func (p *parts) close() {
 		p.opened.File.Close()
 		p.opened = nil
 	}
+}
+
+// hasCommandHook reports whether any hook is a command (URL hooks need
+// no shell).
+func hasCommandHook(set hooks.Set) bool {
+	for _, hs := range set {
+		for _, h := range hs {
+			if h.Command != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hookURLWarnings are the start-up warnings of URL hooks that send their
+// input — prompts, tool calls, answers — in clear text over a network: an
+// http:// URL whose host is not loopback.
+func hookURLWarnings(set hooks.Set) []string {
+	var out []string
+	for _, e := range hooks.Events {
+		for i, h := range set[e] {
+			if strings.HasPrefix(strings.ToLower(h.URL), "http://") && !hooks.Loopback(h.URL) {
+				out = append(out, fmt.Sprintf("mm: warning: hooks.%s[%d]: %s is plain http to a host that is not loopback: hook inputs (prompts, tool calls) and any token in its headers cross the network unencrypted; use https://", e, i, h.URL))
+			}
+		}
+	}
+	return out
 }
 
 // apiKeyWarning is the start-up warning of a provider whose apiKeyEnv

@@ -49,6 +49,9 @@ func protectedPaths(cfg *config.Config, dir string) (out []string, rs []sandbox.
 		}
 		for _, hs := range c.Hooks {
 			for _, h := range hs {
+				if h.Command == "" {
+					continue // a URL hook: nothing on disk runs
+				}
 				configDir := h.ConfigDir
 				if configDir == "" {
 					configDir = c.Dir

@@ -77,8 +77,14 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 				}
 				fmt.Fprintln(w, e)
 				for i, h := range list {
-					fmt.Fprintf(w, "  %d. %s\n", i+1, h.Command)
+					fmt.Fprintf(w, "  %d. %s\n", i+1, h.Label())
 					var parts []string
+					if h.URL != "" {
+						parts = append(parts, urlHookPart(h))
+						if strings.HasPrefix(strings.ToLower(h.URL), "http://") && !hooks.Loopback(h.URL) {
+							warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: %s is plain http to a host that is not loopback: hook inputs cross the network unencrypted; use https://", e, i, h.URL))
+						}
+					}
 					if e.TakesMatcher() {
 						known, kind := toolNames, "tool"
 						if e == hooks.PreAsk || e == hooks.PostAsk {
@@ -132,6 +138,19 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// urlHookPart says what a URL hook's runs send: a POST, with the names of
+// its headers (never their values, which may hold a token).
+func urlHookPart(h hooks.Hook) string {
+	if len(h.Headers) == 0 {
+		return "POST"
+	}
+	names := make([]string, len(h.Headers))
+	for i, hd := range h.Headers {
+		names[i] = hd.Name
+	}
+	return "POST with " + strings.Join(names, ", ")
 }
 
 // failsOpenNote explains the "(fails open)" mark of mm hooks list.
@@ -270,7 +289,8 @@ func (o *hooksTestOptions) run(ctx context.Context, ios *IOStreams, cfg *config.
 	eff := effect(event, in, res)
 	if o.jsonOut {
 		type jsonRun struct {
-			Command    string  `json:"command"`
+			Command    string  `json:"command,omitempty"`
+			URL        string  `json:"url,omitempty"`
 			Decision   string  `json:"decision"`
 			DurationMs float64 `json:"durationMs"`
 			Failure    string  `json:"failure,omitempty"`
@@ -278,7 +298,7 @@ func (o *hooksTestOptions) run(ctx context.Context, ios *IOStreams, cfg *config.
 		}
 		runs := make([]jsonRun, 0, len(res.Runs))
 		for _, r := range res.Runs {
-			runs = append(runs, jsonRun{r.Command, r.Decision, float64(r.Duration.Microseconds()) / 1000, r.Failure, string(r.OnError)})
+			runs = append(runs, jsonRun{r.Command, r.URL, r.Decision, float64(r.Duration.Microseconds()) / 1000, r.Failure, string(r.OnError)})
 		}
 		enc := json.NewEncoder(ios.Out)
 		enc.SetEscapeHTML(false)
@@ -300,7 +320,7 @@ func (o *hooksTestOptions) run(ctx context.Context, ios *IOStreams, cfg *config.
 		matched := 0
 		for i, r := range res.Runs {
 			matched++
-			line := fmt.Sprintf("  %d. %s → %s (%s)", i+1, r.Command, r.Decision, r.Duration.Round(time.Millisecond/10))
+			line := fmt.Sprintf("  %d. %s → %s (%s)", i+1, r.Label(), r.Decision, r.Duration.Round(time.Millisecond/10))
 			if r.Failure != "" {
 				line += "\n     " + r.FailureLine() + " [onError: " + string(r.OnError) + "]"
 			}

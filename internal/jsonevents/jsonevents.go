@@ -100,7 +100,9 @@ type Hook struct {
 	// and postAsk, is what the hook ran for.
 	Tool       string `json:"tool,omitempty"`
 	AskedAgent string `json:"askedAgent,omitempty"`
-	Command    string `json:"command"`
+	Command    string `json:"command,omitempty"`
+	// URL is a URL hook's, in place of Command.
+	URL string `json:"url,omitempty"`
 	// Decision is the displayHooks line's: continue, stop, deny, failed,
 	// or what changed ("prompt replaced + context (12 chars)").
 	Decision   string `json:"decision"`
@@ -118,6 +120,7 @@ type HookFailure struct {
 	Text    string `json:"text"`
 	Event   string `json:"event,omitempty"`
 	Command string `json:"command,omitempty"`
+	URL     string `json:"url,omitempty"` // a URL hook's, in place of Command
 	Failure string `json:"failure,omitempty"`
 	Agent   Path   `json:"agent,omitempty"`
 }
@@ -307,7 +310,7 @@ func FromEvent(ev orchestrator.Event, showReasoning bool) (Event, bool) {
 	case orchestrator.HookFailure:
 		f := HookFailure{Text: ev.Text, Agent: agent}
 		if ev.Run.Event != "" {
-			f.Event, f.Command, f.Failure = string(ev.Run.Event), ev.Run.Command, ev.Run.Failure
+			f.Event, f.Command, f.URL, f.Failure = string(ev.Run.Event), ev.Run.Command, ev.Run.URL, ev.Run.Failure
 		}
 		return f, true
 	case orchestrator.Warning:
@@ -338,7 +341,7 @@ func FromEvent(ev orchestrator.Event, showReasoning bool) (Event, bool) {
 
 // HookOf is a hook run as the stream shows it.
 func HookOf(r hooks.Run) Hook {
-	h := Hook{Event: string(r.Event), Command: r.Command, Decision: r.Decision, DurationMs: r.Duration.Milliseconds()}
+	h := Hook{Event: string(r.Event), Command: r.Command, URL: r.URL, Decision: r.Decision, DurationMs: r.Duration.Milliseconds()}
 	switch r.Event {
 	case hooks.PreAsk, hooks.PostAsk:
 		h.AskedAgent = r.Target

@@ -82,3 +82,23 @@ func TestTiedStartsNoWarden(t *testing.T) {
 	owner.Wait()
 	gone(t, 2*time.Second, pids...)
 }
+
+// TestWardenIgnoresPoliteSignals: the warden outlives a Ctrl-C, a hang-up
+// or a plain kill sent to it (on Linux it ignores them from its earliest
+// init, package earlywarden), and still ends when mm's pipe does.
+func TestWardenIgnoresPoliteSignals(t *testing.T) {
+	if err := ready(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	pid := warden.pid
+	mu.Unlock()
+	time.Sleep(100 * time.Millisecond) // past its init
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
+		syscall.Kill(pid, s)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if st := procState(pid); st == "Z" || st == "" {
+		t.Fatalf("the warden (%d) died of a polite signal (state %q)", pid, st)
+	}
+}

@@ -13,15 +13,19 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/mm-agent/mm/internal/procs/earlywarden"
 )
 
 // wardenEnv, in a process's environment, makes it a warden as soon as
 // this package initialises: mm (or any binary that links this package, a
 // test binary too) runs itself again with it to get one. Its value is the
 // token of the mm it watches.
-const wardenEnv = "MM_PROCS_WARDEN"
+const wardenEnv = earlywarden.Env
 
 func init() {
+	// On Linux the warden never gets here: package earlywarden, initialised
+	// long before this one, runs it whole and exits.
 	if t := os.Getenv(wardenEnv); t != "" {
 		runWarden(t)
 		os.Exit(0)
