@@ -28,6 +28,9 @@ type IOStreams struct {
 	Out, Err      io.Writer
 	InTTY, OutTTY bool
 	ErrTTY        bool // stderr is a terminal: line mode's thinking… indicator may be drawn there
+	// InPiped: stdin is a pipe or a file (git diff | mm -p "review this"),
+	// not a terminal or /dev/null: -p appends what it reads to its prompt.
+	InPiped bool
 	Color         bool // dim lines allowed: stdout is a terminal and NO_COLOR is unset
 }
 
@@ -38,8 +41,20 @@ func System() *IOStreams {
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		InTTY: inTTY, OutTTY: outTTY, ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+		InPiped: !inTTY && piped(os.Stdin),
 		Color: outTTY && os.Getenv("NO_COLOR") == "",
 	}
+}
+
+// piped says f is a pipe or a regular file: something was given to read,
+// unlike a terminal or /dev/null (a character device).
+func piped(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	m := st.Mode()
+	return m&os.ModeNamedPipe != 0 || m.IsRegular()
 }
 
 // exitError carries an exit code through cobra; its message, when not
