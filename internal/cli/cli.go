@@ -31,7 +31,7 @@ type IOStreams struct {
 	// InPiped: stdin is a pipe or a file (git diff | mm -p "review this"),
 	// not a terminal or /dev/null: -p appends what it reads to its prompt.
 	InPiped bool
-	Color         bool // dim lines allowed: stdout is a terminal and NO_COLOR is unset
+	Color   bool // dim lines allowed: stdout is a terminal and NO_COLOR is unset
 }
 
 // System returns the process's own streams.
@@ -42,7 +42,7 @@ func System() *IOStreams {
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		InTTY: inTTY, OutTTY: outTTY, ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		InPiped: !inTTY && piped(os.Stdin),
-		Color: outTTY && os.Getenv("NO_COLOR") == "",
+		Color:   outTTY && os.Getenv("NO_COLOR") == "",
 	}
 }
 
