@@ -112,6 +112,7 @@ var longOneDash = map[string]bool{
 	"tui": true, "acp": true, "config": true, "model": true, "yolo": true,
 	"prompt": true, "ask": true, "ask-with-context": true, "version": true, "help": true,
 	"session": true, "a2a": true, "log": true, "json": true,
+	"continue": true, "resume": true, "no-session": true,
 }
 
 // normalizeArgs lets one-dash long flags (-tui, -acp) and the two-dash
@@ -155,13 +156,18 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 			opts.args = args
 			opts.yoloSet = cmd.Flags().Changed("yolo")
 			opts.promptSet = cmd.Flags().Changed("prompt")
+			opts.resumeSet = cmd.Flags().Changed("resume")
+			if opts.resumeSet && opts.resume == resumeList && len(args) == 1 && !opts.asking() {
+				// --resume <id>: pflag binds an optional value only after "=".
+				opts.resume, opts.args = args[0], nil
+			}
 			return opts.run(cmd.Context())
 		},
 	}
 	cmd.SetVersionTemplate("mm {{.Version}}\n")
 	f := cmd.Flags()
 	f.StringVarP(&opts.prompt, "prompt", "p", "", `run one turn with this prompt and exit ("-" reads it from stdin)`)
-	cmd.PersistentFlags().StringVarP(&opts.configPath, "config", "c", "", "the agent's config file (default ./agent.yaml when it exists)")
+	cmd.PersistentFlags().StringVarP(&opts.configPath, "config", "c", "", "the agent's config file (default ./agent.yaml, else ~/.config/mm/agent.yaml, when it exists)")
 	f.StringVar(&opts.model, "model", "", "the model, <provider>/<model>, overriding the config")
 	f.BoolVar(&opts.yolo, "yolo", false, "run tools without asking (overrides the config's yolo)")
 	f.BoolVar(&opts.tui, "tui", false, "the window front end (full-screen terminal UI)")
@@ -171,6 +177,10 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	f.StringVar(&opts.a2a, "a2a", "", "serve this config's agent to other machines over A2A (Agent2Agent protocol) at <host:port>")
 	f.StringVar(&opts.logPath, "log", "", "append diagnostics (asked agents' starts, failed handshakes) to this file (MM_LOG=FILE does too)")
 	f.StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
+	f.BoolVar(&opts.cont, "continue", false, "resume the latest session kept for this directory")
+	f.StringVar(&opts.resume, "resume", "", "resume the kept session `id`; alone (or =list), list this directory's sessions, newest first")
+	f.Lookup("resume").NoOptDefVal = resumeList
+	f.BoolVar(&opts.noSession, "no-session", false, "keep nothing of this session (sessions are kept by default, see --resume)")
 	f.BoolVar(&opts.json, "json", false, "with -p: write the turn as JSON Lines events on stdout, the last one its result")
 	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io, opts), newCmdHooks(io, opts))
 	cobra.AddTemplateFunc("oneDash", oneDash)
