@@ -153,6 +153,9 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 		SilenceErrors: true,
 		Version:       fullVersion(),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && !opts.asking() && !cmd.Flags().Changed("resume") && len(cmd.SuggestionsFor(args[0])) > 0 {
+				return unknownCommand(cmd, args[0]) // mm hoks list
+			}
 			opts.args = args
 			opts.yoloSet = cmd.Flags().Changed("yolo")
 			opts.promptSet = cmd.Flags().Changed("prompt")
@@ -165,6 +168,8 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 		},
 	}
 	cmd.SetVersionTemplate("mm {{.Version}}\n")
+	cmd.SetFlagErrorFunc(flagError)
+	cmd.SuggestionsMinimumDistance = 2
 	f := cmd.Flags()
 	f.StringVarP(&opts.prompt, "prompt", "p", "", `run one turn with this prompt and exit ("-" reads it from stdin)`)
 	cmd.PersistentFlags().StringVarP(&opts.configPath, "config", "c", "", "the agent's config file (default ./agent.yaml, else ~/.config/mm/agent.yaml, when it exists)")

@@ -34,6 +34,7 @@ func newCmdHooks(ios *IOStreams, root *rootOptions) *cobra.Command {
 		Short: "Show the configured hooks, try a hook chain without a model, run hooks written for other agents",
 	}
 	cmd.AddCommand(newCmdHooksList(ios, root), newCmdHooksTest(ios, root), newCmdHooksAdapt(ios), newCmdHooksImport(ios))
+	subcommandsOnly(cmd)
 	return cmd
 }
 
@@ -200,6 +201,13 @@ or relay, 1 a hook failed under onError: fail (or bad usage).`,
 				return err
 			}
 			if !hooks.Known(args[0]) {
+				names := make([]string, len(hooks.Events))
+				for i, e := range hooks.Events {
+					names[i] = string(e)
+				}
+				if hint := config.DidYouMean(args[0], names); hint != "" {
+					return &exitError{exitFailure, fmt.Sprintf("mm: unknown event %q%s", args[0], hint)}
+				}
 				return &exitError{exitFailure, fmt.Sprintf("mm: unknown event %q (want one of %s)", args[0], eventList())}
 			}
 			o.depthSet = cmd.Flags().Changed("depth")

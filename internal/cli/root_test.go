@@ -195,3 +195,23 @@ func TestPromptPipedStdin(t *testing.T) {
 		t.Errorf("exit %d: %s%s", code, out, errOut)
 	}
 }
+
+// Typos are errors with a did-you-mean, never the help and exit 0.
+func TestTypos(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hooks", "tset", "preToolCall"}, `mm: unknown command "tset" for "mm hooks"; did you mean "test"?`},
+		{[]string{"hooks", "lsit"}, `did you mean "list"?`},
+		{[]string{"hoks"}, `mm: unknown command "hoks" for "mm"; did you mean "hooks"?`},
+		{[]string{"--modle", "x"}, `mm: unknown flag: --modle; did you mean "--model"?`},
+		{[]string{"hooks", "test", "preToolcall"}, `mm: unknown event "preToolcall"; did you mean "preToolCall"?`},
+	}
+	for _, tt := range tests {
+		ios, out, errOut := TestStreams("")
+		if code := Run(context.Background(), tt.args, ios); code != exitFailure || out.Len() != 0 || strings.TrimSpace(errOut.String()) != tt.want && !strings.Contains(errOut.String(), tt.want) {
+			t.Errorf("mm %v: exit %d, stdout %q, stderr %q; want exit 1 and %q", tt.args, code, out, errOut, tt.want)
+		}
+	}
+}
