@@ -205,10 +205,8 @@ or relay, 1 a hook failed under onError: fail (or bad usage).`,
 				for i, e := range hooks.Events {
 					names[i] = string(e)
 				}
-				if hint := config.DidYouMean(args[0], names); hint != "" {
-					return &exitError{exitFailure, fmt.Sprintf("mm: unknown event %q%s", args[0], hint)}
-				}
-				return &exitError{exitFailure, fmt.Sprintf("mm: unknown event %q (want one of %s)", args[0], eventList())}
+				// As the config says it: the events, then the nearest.
+				return &exitError{exitFailure, fmt.Sprintf("mm: unknown event %q (want one of %s)%s", args[0], eventList(), config.DidYouMean(args[0], names))}
 			}
 			o.depthSet = cmd.Flags().Changed("depth")
 			return o.run(cmd.Context(), ios, cfg, hooks.Event(args[0]))

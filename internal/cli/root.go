@@ -45,7 +45,6 @@ type rootOptions struct {
 // resumeList is --resume without an id: list this directory's sessions.
 const resumeList = "list"
 
-
 // mode is one way the flags start mm; each has a function of its own
 // (rootOptions.run dispatches), which takes what it needs of the app.
 type mode int

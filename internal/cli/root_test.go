@@ -206,7 +206,7 @@ func TestTypos(t *testing.T) {
 		{[]string{"hooks", "lsit"}, `did you mean "list"?`},
 		{[]string{"hoks"}, `mm: unknown command "hoks" for "mm"; did you mean "hooks"?`},
 		{[]string{"--modle", "x"}, `mm: unknown flag: --modle; did you mean "--model"?`},
-		{[]string{"hooks", "test", "preToolcall"}, `mm: unknown event "preToolcall"; did you mean "preToolCall"?`},
+		{[]string{"hooks", "test", "preToolcall"}, `postAsk); did you mean "preToolCall"?`},
 	}
 	for _, tt := range tests {
 		ios, out, errOut := TestStreams("")
