@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mm-agent/mm/agentproc"
 	"github.com/mm-agent/mm/config"
@@ -356,11 +357,16 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 		}
 		ts = append(ts, &relay.Tool{Relay: app.Relay})
 	}
+	system := a.system
+	if !cfg.SystemSet {
+		// No system: key: mm's own, then AGENTS.md (instructions).
+		system = strings.TrimRight(builtinSystem(a.dir, ts, time.Now())+"\n\n"+system, "\n")
+	}
 	app.Agent = &orchestrator.Agent{
 		Model:         p.model,
 		ModelRef:      cfg.Model,
 		Name:          modelName(cfg),
-		System:        a.system,
+		System:        system,
 		Tools:         ts,
 		Yolo:          cfg.Yolo,
 		MaxSteps:      cfg.MaxSteps,
