@@ -152,6 +152,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Agent, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkHookPrograms(cfg, dir, notices); err != nil {
+		return nil, err
+	}
 	// The sandbox is checked before anything starts: one asked for and
 	// not working stops mm here, before any hook, server or tool runs.
 	// What mm runs outside the sandbox (hook scripts, config files) is

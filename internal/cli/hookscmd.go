@@ -70,6 +70,10 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 			}
 			var warnings []string
 			anyOpen := false
+			wd, err := os.Getwd() // where hooks run, as for mm here
+			if err != nil {
+				return err
+			}
 			for _, e := range hooks.Events {
 				list := cfg.Hooks[e]
 				if len(list) == 0 {
@@ -113,6 +117,10 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 							parts = append([]string{"adapts " + string(a) + ": no counterpart"}, parts...)
 							warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: %s has no hook event for %s: every run of this hook fails", e, i, a, e))
 						}
+					}
+					if p := hooks.CheckProgram(h, wd, os.Getenv("PATH")); p != nil {
+						parts = append([]string{"✗ " + p.Program + " " + p.Problem}, parts...)
+						warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: %s", e, i, p))
 					}
 					onError := "onError " + string(h.OnError)
 					if open := failsOpen(e, h.OnError); open != "" {
