@@ -152,9 +152,6 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Agent, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHookPrograms(cfg, dir, notices); err != nil {
-		return nil, err
-	}
 	// The sandbox is checked before anything starts: one asked for and
 	// not working stops mm here, before any hook, server or tool runs.
 	// What mm runs outside the sandbox (hook scripts, config files) is
@@ -174,6 +171,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Agent, error) 
 	}
 	if _, err := tools.Sandboxed(cfg.Tools, dir, box); err != nil {
 		return nil, &config.Error{Path: cfg.Path, Msg: "tools: " + err.Error()}
+	}
+	// After the sandbox, whose error says all; before anything starts.
+	if err := checkHookPrograms(cfg, dir, notices); err != nil {
+		return nil, err
 	}
 	p := &parts{
 		cfg: cfg, opts: opts, box: box, notices: notices, opened: opts.Session,

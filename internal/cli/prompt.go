@@ -69,7 +69,7 @@ func (a *app) once(ctx context.Context, prompt string) error {
 	// are refused (NoConsent).
 	var consent orchestrator.Consent
 	if a.io.InTTY {
-		c := &lineConsent{lines: newTTYLines(a.io.In), out: d.out}
+		c := &lineConsent{lines: newTTYLines(a.io.In), out: d.out, app: a.App}
 		if a.json {
 			c.out = a.io.Err // the question goes where a person reads it
 		} else {

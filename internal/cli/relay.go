@@ -52,7 +52,7 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 	errDisplay := &display{out: a.io.Err, err: a.io.Err, color: false, cfg: a.Config}
 	var consent orchestrator.Consent // nil with no terminal: no one to ask
 	if a.io.InTTY {
-		c := &lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err}
+		c := &lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err, app: a.App}
 		defer c.during(errDisplay)()
 		consent = c
 	}
