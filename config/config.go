@@ -240,7 +240,9 @@ func (c *Config) parse(data []byte) error {
 		case "model":
 			return decode(v, key, &c.Model)
 		case "system":
-			c.SystemSet = true
+			// system: with no value keeps the default (the built-in
+			// message); system: "" is none.
+			c.SystemSet = !(v.Kind == yaml.ScalarNode && v.Tag == "!!null")
 			return decode(v, key, &c.System)
 		case "tools":
 			if err := decode(v, key, &c.Tools); err != nil {
