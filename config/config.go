@@ -43,6 +43,7 @@ type Config struct {
 
 	Model           string // <provider>/<model>
 	System          string
+	SystemSet       bool     // system: is written (even ""); without it the model gets mm's built-in system message
 	Tools           []string // nil: all built-in tools; empty: none
 	Yolo            bool
 	DisplayHooks    bool
@@ -239,6 +240,9 @@ func (c *Config) parse(data []byte) error {
 		case "model":
 			return decode(v, key, &c.Model)
 		case "system":
+			// system: with no value keeps the default (the built-in
+			// message); system: "" is none.
+			c.SystemSet = !(v.Kind == yaml.ScalarNode && v.Tag == "!!null")
 			return decode(v, key, &c.System)
 		case "tools":
 			if err := decode(v, key, &c.Tools); err != nil {

@@ -63,3 +63,8 @@ func editDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// DidYouMean is the hint for a name that is not one of known, for the
+// command line's own unknown names (a flag, a hook event): the same
+// suggester as the config's, "" when nothing is close.
+func DidYouMean(name string, known []string) string { return didYouMean(name, known) }

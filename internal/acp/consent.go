@@ -54,6 +54,7 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 			Kind:       acp.Ptr(kindOf(call.Tool)),
 			Status:     acp.Ptr(acp.ToolCallStatusPending),
 			RawInput:   rawInput(call.Input),
+			Content:    c.diff(call),
 		},
 		Options: []acp.PermissionOption{
 			{OptionId: optOnce, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
@@ -81,4 +82,22 @@ func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, erro
 		return true, nil
 	}
 	return false, nil
+}
+
+// diff is the ACP diff content of a write_file or edit_file call, which
+// editors draw as a diff (path, the file's text as it is — none for a new
+// file — and as it will be); nil for another call.
+func (c *consent) diff(call orchestrator.Call) []acp.ToolCallContent {
+	here := c.s.here
+	if here == nil {
+		return nil
+	}
+	ch := here.FileChange(call)
+	if ch == nil {
+		return nil
+	}
+	if !ch.Exists {
+		return []acp.ToolCallContent{acp.ToolDiffContent(ch.Abs, ch.New)}
+	}
+	return []acp.ToolCallContent{acp.ToolDiffContent(ch.Abs, ch.New, ch.Old)}
 }

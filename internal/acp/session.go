@@ -16,6 +16,7 @@ import (
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/internal/frontend"
+	"github.com/mm-agent/mm/internal/sessions"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -63,6 +64,9 @@ func (srv *server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp
 	if err != nil {
 		return acp.NewSessionResponse{}, errFailed(err)
 	}
+	// mm --resume in the same directory lists it too (a listing aid: a
+	// side file that cannot be written loses nothing of the session).
+	_ = sessions.Begin(dir, id, s.cwd)
 	srv.mu.Lock()
 	srv.sessions[id] = s
 	srv.mu.Unlock()
@@ -258,24 +262,9 @@ func (srv *server) sessionsDir() (string, error) {
 	if srv.dir != "" {
 		return srv.dir, nil
 	}
-	dir := os.Getenv("MM_SESSIONS_DIR")
-	if dir == "" {
-		state := os.Getenv("XDG_STATE_HOME")
-		if !filepath.IsAbs(state) {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("sessions directory: %w (set MM_SESSIONS_DIR)", err)
-			}
-			state = filepath.Join(home, ".local", "state")
-		}
-		dir = filepath.Join(state, "mm", "sessions")
-	}
-	dir, err := filepath.Abs(dir)
-	if err == nil {
-		err = os.MkdirAll(dir, 0o700)
-	}
+	dir, err := sessions.Dir()
 	if err != nil {
-		return "", fmt.Errorf("sessions directory: %w", err)
+		return "", err
 	}
 	srv.dir = dir
 	return dir, nil

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mm-agent/mm/agentproc"
 	"github.com/mm-agent/mm/config"
@@ -187,6 +188,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Agent, error) 
 	}
 	if _, err := tools.Sandboxed(cfg.Tools, dir, box); err != nil {
 		return nil, &config.Error{Path: cfg.Path, Msg: "tools: " + err.Error()}
+	}
+	// After the sandbox, whose error says all; before anything starts.
+	if err := checkHookPrograms(cfg, dir, notices); err != nil {
+		return nil, err
 	}
 	p := &parts{
 		cfg: cfg, opts: opts, box: box, notices: notices, opened: opts.Session, bashPath: bashPath, hadPath: hadPath,
@@ -421,11 +426,16 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 		}
 		ts = append(ts, &relay.Tool{Relay: app.Relay})
 	}
+	system := a.system
+	if !cfg.SystemSet {
+		// No system: key: mm's own, then AGENTS.md (instructions).
+		system = strings.TrimRight(builtinSystem(a.dir, ts, time.Now())+"\n\n"+system, "\n")
+	}
 	app.Agent = &orchestrator.Agent{
 		Model:         p.model,
 		ModelRef:      cfg.Model,
 		Name:          modelName(cfg),
-		System:        a.system,
+		System:        system,
 		Tools:         ts,
 		Yolo:          cfg.Yolo,
 		MaxSteps:      cfg.MaxSteps,

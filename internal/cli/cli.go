@@ -30,7 +30,10 @@ type IOStreams struct {
 	Out, Err      io.Writer
 	InTTY, OutTTY bool
 	ErrTTY        bool // stderr is a terminal: line mode's thinking… indicator may be drawn there
-	Color         bool // dim lines allowed: stdout is a terminal and NO_COLOR is unset
+	// InPiped: stdin is a pipe or a file (git diff | mm -p "review this"),
+	// not a terminal or /dev/null: -p appends what it reads to its prompt.
+	InPiped bool
+	Color   bool // dim lines allowed: stdout is a terminal and NO_COLOR is unset
 }
 
 // System returns the process's own streams.
@@ -40,8 +43,20 @@ func System() *IOStreams {
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		InTTY: inTTY, OutTTY: outTTY, ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
-		Color: outTTY && os.Getenv("NO_COLOR") == "",
+		InPiped: !inTTY && piped(os.Stdin),
+		Color:   outTTY && os.Getenv("NO_COLOR") == "",
 	}
+}
+
+// piped says f is a pipe or a regular file: something was given to read,
+// unlike a terminal or /dev/null (a character device).
+func piped(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	m := st.Mode()
+	return m&os.ModeNamedPipe != 0 || m.IsRegular()
 }
 
 // exitError carries an exit code through cobra; its message, when not
@@ -110,6 +125,7 @@ var longOneDash = map[string]bool{
 	"tui": true, "acp": true, "config": true, "model": true, "yolo": true,
 	"prompt": true, "ask": true, "ask-with-context": true, "version": true, "help": true,
 	"session": true, "a2a": true, "log": true, "json": true,
+	"continue": true, "resume": true, "no-session": true,
 }
 
 // normalizeArgs lets one-dash long flags (-tui, -acp) and the two-dash
@@ -150,16 +166,26 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 		SilenceErrors: true,
 		Version:       fullVersion(),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && !opts.asking() && !cmd.Flags().Changed("resume") && len(cmd.SuggestionsFor(args[0])) > 0 {
+				return unknownCommand(cmd, args[0]) // mm hoks list
+			}
 			opts.args = args
 			opts.yoloSet = cmd.Flags().Changed("yolo")
 			opts.promptSet = cmd.Flags().Changed("prompt")
+			opts.resumeSet = cmd.Flags().Changed("resume")
+			if opts.resumeSet && opts.resume == resumeList && len(args) == 1 && !opts.asking() {
+				// --resume <id>: pflag binds an optional value only after "=".
+				opts.resume, opts.args = args[0], nil
+			}
 			return opts.run(cmd.Context())
 		},
 	}
 	cmd.SetVersionTemplate("mm {{.Version}}\n")
+	cmd.SetFlagErrorFunc(flagError)
+	cmd.SuggestionsMinimumDistance = 2
 	f := cmd.Flags()
 	f.StringVarP(&opts.prompt, "prompt", "p", "", `run one turn with this prompt and exit ("-" reads it from stdin)`)
-	cmd.PersistentFlags().StringVarP(&opts.configPath, "config", "c", "", "the agent's config file (default ./agent.yaml when it exists)")
+	cmd.PersistentFlags().StringVarP(&opts.configPath, "config", "c", "", "the agent's config file (default ./agent.yaml, else ~/.config/mm/agent.yaml, when it exists)")
 	f.StringVar(&opts.model, "model", "", "the model, <provider>/<model>, overriding the config")
 	f.BoolVar(&opts.yolo, "yolo", false, "run tools without asking (overrides the config's yolo)")
 	f.BoolVar(&opts.tui, "tui", false, "the window front end (full-screen terminal UI)")
@@ -169,6 +195,10 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	f.StringVar(&opts.a2a, "a2a", "", "serve this config's agent to other machines over A2A (Agent2Agent protocol) at <host:port>")
 	f.StringVar(&opts.logPath, "log", "", "append diagnostics (asked agents' starts, failed handshakes) to this file (MM_LOG=FILE does too)")
 	f.StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
+	f.BoolVar(&opts.cont, "continue", false, "resume the latest session kept for this directory")
+	f.StringVar(&opts.resume, "resume", "", "resume the kept session `id`; alone (or =list), list this directory's sessions, newest first")
+	f.Lookup("resume").NoOptDefVal = resumeList
+	f.BoolVar(&opts.noSession, "no-session", false, "keep nothing of this session (sessions are kept by default, see --resume)")
 	f.BoolVar(&opts.json, "json", false, "with -p: write the turn as JSON Lines events on stdout, the last one its result")
 	cmd.AddCommand(newCmdVersion(io), newCmdServeAgent(io, opts), newCmdHooks(io, opts), newCmdModels(io, opts))
 	cobra.AddTemplateFunc("oneDash", oneDash)

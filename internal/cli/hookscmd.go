@@ -35,6 +35,7 @@ func newCmdHooks(ios *IOStreams, root *rootOptions) *cobra.Command {
 		Short: "Show the configured hooks, try a hook chain without a model, run hooks written for other agents",
 	}
 	cmd.AddCommand(newCmdHooksList(ios, root), newCmdHooksTest(ios, root), newCmdHooksAdapt(ios), newCmdHooksImport(ios))
+	subcommandsOnly(cmd)
 	return cmd
 }
 
@@ -70,6 +71,10 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 			}
 			var warnings []string
 			anyOpen := false
+			wd, err := os.Getwd() // where hooks run, as for mm here
+			if err != nil {
+				return err
+			}
 			for _, e := range hooks.Events {
 				list := cfg.Hooks[e]
 				if len(list) == 0 {
@@ -119,6 +124,10 @@ func newCmdHooksList(ios *IOStreams, root *rootOptions) *cobra.Command {
 							parts = append([]string{"adapts " + string(a) + ": no counterpart"}, parts...)
 							warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: %s has no hook event for %s: every run of this hook fails", e, i, a, e))
 						}
+					}
+					if p := hooks.CheckProgram(h, wd, os.Getenv("PATH")); p != nil {
+						parts = append([]string{"✗ " + p.Program + " " + p.Problem}, parts...)
+						warnings = append(warnings, fmt.Sprintf("hooks.%s[%d]: %s", e, i, p))
 					}
 					onError := "onError " + string(h.OnError)
 					if open := failsOpen(e, h.OnError); open != "" {
@@ -220,7 +229,12 @@ or relay, 1 a hook failed under onError: fail (or bad usage).`,
 				return err
 			}
 			if !hooks.Known(args[0]) {
-				return &exitError{exitFailure, fmt.Sprintf("mm: unknown event %q (want one of %s)", args[0], eventList())}
+				names := make([]string, len(hooks.Events))
+				for i, e := range hooks.Events {
+					names[i] = string(e)
+				}
+				// As the config says it: the events, then the nearest.
+				return &exitError{exitFailure, fmt.Sprintf("mm: unknown event %q (want one of %s)%s", args[0], eventList(), config.DidYouMean(args[0], names))}
 			}
 			o.depthSet = cmd.Flags().Changed("depth")
 			return o.run(cmd.Context(), ios, cfg, hooks.Event(args[0]))

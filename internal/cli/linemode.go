@@ -24,6 +24,10 @@ type lineConsent struct {
 
 	dmu sync.Mutex
 	d   *display // the running turn's, when the question shares its writer
+
+	// app, when set, says what a write_file or edit_file will change: the
+	// question shows it first.
+	app *frontend.App
 }
 
 // during makes the questions go through d, the display of the turn (or
@@ -44,6 +48,7 @@ func (c *lineConsent) Allow(ctx context.Context, call orchestrator.Call) (bool, 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	question := "  " + calls.ConsentQuestion(call) + " "
+	question = c.preview(call) + question
 	c.dmu.Lock()
 	d := c.d
 	c.dmu.Unlock()
@@ -70,6 +75,23 @@ func (c *lineConsent) Allow(ctx context.Context, call orchestrator.Call) (bool, 
 	return false, nil
 }
 
+// preview is what call will change, indented under its tool line, ""
+// for a call that changes no file.
+func (c *lineConsent) preview(call orchestrator.Call) string {
+	if c.app == nil {
+		return ""
+	}
+	ch := c.app.FileChange(call)
+	if ch == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(ch.Preview(), "\n") {
+		b.WriteString("    " + l + "\n")
+	}
+	return b.String()
+}
+
 const helpText = `Type a prompt and press Enter. Commands:
   /help      this help
   /compact   replace the earlier turns by a summary the model writes
@@ -82,7 +104,7 @@ func (a *app) lineMode(ctx context.Context) error {
 	fmt.Fprintln(a.io.Out, a.Banner)
 	lines := newLineReader(a.io.In)
 	lines.tty = a.io.InTTY
-	consent := &lineConsent{lines: lines, out: a.io.Out}
+	consent := &lineConsent{lines: lines, out: a.io.Out, app: a.App}
 	session, err := a.OpenSession(a.sessionPath)
 	if err != nil {
 		return &exitError{exitFailure, "mm: " + err.Error()}

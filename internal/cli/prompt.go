@@ -22,8 +22,34 @@ func (a *app) prompt(ctx context.Context, prompt string) error {
 		if strings.TrimSpace(prompt) == "" {
 			return &exitError{exitFailure, "mm: the prompt read from stdin (-p -) is empty"}
 		}
+	} else if a.io.InPiped {
+		piped, err := readPiped(a.io.In)
+		if err != nil {
+			return err
+		}
+		if piped != "" {
+			prompt += "\n\n" + piped
+		}
 	}
 	return a.once(ctx, prompt)
+}
+
+// maxPiped is the most -p appends from a piped stdin: more is an error, not
+// a prompt cut where the reader cannot see it.
+const maxPiped = 1 << 20
+
+// readPiped is what a pipe or a file on stdin gives -p (git diff | mm -p
+// "review this", as Claude Code and Gemini CLI read it), its last newlines
+// trimmed; more than maxPiped bytes is an error.
+func readPiped(in io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(in, maxPiped+1))
+	if err != nil {
+		return "", fmt.Errorf("read stdin: %w", err)
+	}
+	if len(b) > maxPiped {
+		return "", &exitError{exitFailure, "mm: stdin holds more than 1 MiB: -p appends at most 1 MiB of it to the prompt (write it to a file and give the model its path)"}
+	}
+	return strings.TrimRight(string(b), "\n"), nil
 }
 
 // once is -p: one turn, then exit (1 when it failed, 130 when interrupted).
@@ -43,7 +69,7 @@ func (a *app) once(ctx context.Context, prompt string) error {
 	// are refused (NoConsent).
 	var consent orchestrator.Consent
 	if a.io.InTTY {
-		c := &lineConsent{lines: newTTYLines(a.io.In), out: d.out}
+		c := &lineConsent{lines: newTTYLines(a.io.In), out: d.out, app: a.App}
 		if a.json {
 			c.out = a.io.Err // the question goes where a person reads it
 		} else {

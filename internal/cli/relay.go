@@ -54,18 +54,29 @@ func (a *app) askCLI(ctx context.Context, o *rootOptions) error {
 	errDisplay := &display{out: a.io.Err, err: a.io.Err, color: false, cfg: a.Config}
 	var consent orchestrator.Consent // nil with no terminal: no one to ask
 	if a.io.InTTY {
-		c := &lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err}
+		c := &lineConsent{lines: newTTYLines(a.io.In), out: a.io.Err, app: a.App}
 		defer c.during(errDisplay)()
 		consent = c
 	}
 	streamed := false
+	// open: the streamed text does not end its line. A tool call ends it
+	// ("Let me look." then the call, then the answer on a line of its
+	// own), so the last lines of stdout are the answer, as when held.
+	open := false
 	res := a.Relay.Ask(ctx, relay.Request{
 		Agent: name, Question: o.args[0], WithContext: withContext, Transcript: transcript, Via: relay.ViaCLI, Consent: consent,
 		Show: func(ev orchestrator.Event) {
 			if !hold && ev.Kind == orchestrator.Text && slices.Equal(ev.Agent, orchestrator.Path{name}) {
 				io.WriteString(a.io.Out, a.onTerminal(ev.Text))
 				streamed = streamed || ev.Text != ""
+				if ev.Text != "" {
+					open = !strings.HasSuffix(ev.Text, "\n")
+				}
 				return
+			}
+			if open && (ev.Kind == orchestrator.ToolStart || ev.Kind == orchestrator.ToolDenied) {
+				io.WriteString(a.io.Out, "\n")
+				open = false
 			}
 			if ev.Kind == orchestrator.Text || ev.Kind == orchestrator.HookRun {
 				return // what nested agents write reaches the asked one's answer

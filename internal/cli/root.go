@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mm-agent/mm/config"
@@ -33,7 +34,15 @@ type rootOptions struct {
 	a2a                 string // -a2a <host:port>: serve the agent over A2A
 	logPath             string // --log FILE: diagnostics (also MM_LOG)
 	json                bool   // --json: -p writes the turn as JSON Lines events
+	// Kept sessions (internal/sessions): --continue, --resume [id],
+	// --no-session; resume is resumeList for --resume alone.
+	cont, noSession bool
+	resume          string
+	resumeSet       bool
 }
+
+// resumeList is --resume without an id: list this directory's sessions.
+const resumeList = "list"
 
 // mode is one way the flags start mm; each has a function of its own
 // (rootOptions.run dispatches), which takes what it needs of the app.
@@ -46,6 +55,7 @@ const (
 	modeWindow             // -tui
 	modeEditor             // -acp
 	modeServe              // -a2a: the agent served to other machines
+	modeList               // --resume alone: the sessions kept for this directory
 )
 
 func (o *rootOptions) asking() bool { return o.ask != "" || o.askWithContext != "" }
@@ -73,6 +83,12 @@ func (o *rootOptions) mode() (mode, error) {
 			return 0, &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q: a value of %s goes after \"=\" (%s=%s)", o.args[0], flag, flag, o.args[0])}
 		}
 		return 0, &exitError{exitFailure, fmt.Sprintf("mm: unexpected argument %q (a prompt goes after -p, or on a line of line mode)", o.args[0])}
+	case o.resumeSet && o.resume == resumeList && n == 0 && !o.cont && o.session == "" && !o.noSession:
+		return modeList, nil
+	case o.sessionFlags() > 1:
+		return 0, &exitError{exitFailure, "mm: --session, --continue, --resume and --no-session each choose the session a different way: give one"}
+	case (o.cont || o.resumeSet || o.noSession) && chosen != modeLine && chosen != modePrompt && chosen != modeWindow:
+		return 0, &exitError{exitFailure, "mm: --continue, --resume and --no-session go with line mode, -p or -tui"}
 	case o.json && chosen != modePrompt:
 		return 0, &exitError{exitFailure, errJSONWithoutP}
 	case chosen == modePrompt && o.prompt != "-" && strings.TrimSpace(o.prompt) == "":
@@ -91,6 +107,9 @@ func (o *rootOptions) run(ctx context.Context) error {
 	m, err := o.mode()
 	if err != nil {
 		return err
+	}
+	if m == modeList {
+		return o.listSessions()
 	}
 	a, err := o.start(ctx, m)
 	if err != nil {
@@ -129,9 +148,20 @@ func (o *rootOptions) start(ctx context.Context, m mode) (*app, error) {
 		closeLog()
 		return nil, err
 	}
+	sessionPath := o.session
 	var opened *agent.Opened
-	if o.session != "" && m != modeAsk && m != modeEditor {
-		f, history, err := sessionfile.Open(o.session)
+	var kept *keptSession
+	if m == modeLine || m == modePrompt || m == modeWindow {
+		if kept, err = o.keptSession(); err != nil {
+			closeLog()
+			return nil, err
+		}
+		if kept != nil {
+			sessionPath = kept.path
+		}
+	}
+	if sessionPath != "" && m != modeAsk && m != modeEditor {
+		f, history, err := sessionfile.Open(sessionPath)
 		if err != nil {
 			closeLog()
 			return nil, &exitError{exitFailure, "mm: session file: " + err.Error()}
@@ -139,7 +169,7 @@ func (o *rootOptions) start(ctx context.Context, m mode) (*app, error) {
 		if d := f.Dropped(); d != nil {
 			fmt.Fprintln(o.io.Err, "mm: "+d.String())
 		}
-		opened = &agent.Opened{Path: o.session, File: f, History: history}
+		opened = &agent.Opened{Path: sessionPath, File: f, History: history}
 	}
 	built, err := agent.New(ctx, cfg, agent.Options{
 		Env: env, Version: Version, Notices: o.io.Err, Session: opened, Log: logger,
@@ -154,9 +184,10 @@ func (o *rootOptions) start(ctx context.Context, m mode) (*app, error) {
 		closeLog()
 		return nil, err
 	}
-	return &app{App: built.App, built: built, io: o.io, sessionPath: o.session, json: o.json, modelFlag: o.model != "",
+	return &app{App: built.App, built: built, io: o.io, sessionPath: sessionPath, json: o.json, modelFlag: o.model != "",
 		close: func() {
 			built.Close()
+			kept.discardIfEmpty()
 			closeLog()
 		}}, nil
 }
@@ -204,6 +235,8 @@ func (o *rootOptions) loadConfig() (*config.Config, error) {
 	if path == "" {
 		if _, err := os.Stat("agent.yaml"); err == nil {
 			path = "agent.yaml"
+		} else if user := userConfig(); user != "" {
+			path = user
 		}
 	}
 	var cfg *config.Config
@@ -230,6 +263,26 @@ func (o *rootOptions) loadConfig() (*config.Config, error) {
 		cfg.Yolo = o.yolo
 	}
 	return cfg, nil
+}
+
+// userConfig is the user-level config, $XDG_CONFIG_HOME/mm/agent.yaml
+// (default ~/.config/mm/agent.yaml), when it exists: mm's config where
+// there is no ./agent.yaml and no -c, as each peer agent has one in the
+// home directory. "" when there is none.
+func userConfig() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) { // the XDG spec ignores a relative one
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	path := filepath.Join(dir, "mm", "agent.yaml")
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
 }
 
 // app is one agent as the command line's front ends drive it.

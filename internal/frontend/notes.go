@@ -29,7 +29,7 @@ func DefaultsNotes(cfg *config.Config, modelFlag bool, err error) []string {
 // NoConfigNotice says mm found no config, and which model it used: its
 // built-in one, or the one --model gave (modelFlag).
 func NoConfigNotice(model string, modelFlag bool) string {
-	const none = "mm: no config file was found (./agent.yaml, or -c FILE)"
+	const none = "mm: no config file was found (./agent.yaml, ~/.config/mm/agent.yaml, or -c FILE)"
 	if modelFlag {
 		return none + "; the model, " + model + ", came from --model"
 	}

@@ -3,8 +3,10 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mm-agent/mm/internal/calls"
+	"github.com/mm-agent/mm/internal/filechange"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -20,6 +22,9 @@ import (
 type consent struct {
 	send func(tea.Msg)
 	done <-chan struct{} // closed when the window is gone
+	// change, when set, is what a call will change in a file (a
+	// write_file's or edit_file's): the dialog shows it.
+	change func(orchestrator.Call) *filechange.Change
 }
 
 // consentReq is one question waiting in the dialog. answer has room for
@@ -27,6 +32,8 @@ type consent struct {
 type consentReq struct {
 	call   orchestrator.Call
 	answer chan bool
+	// preview is what the call will change (a diff), "" for none.
+	preview string
 }
 
 // consentAskMsg brings a question to the window; consentGoneMsg takes it
@@ -38,6 +45,11 @@ type (
 
 func (c *consent) Allow(ctx context.Context, call orchestrator.Call) (bool, error) {
 	req := &consentReq{call: call, answer: make(chan bool, 1)}
+	if c.change != nil {
+		if ch := c.change(call); ch != nil {
+			req.preview = ch.Preview()
+		}
+	}
 	c.send(consentAskMsg{req})
 	select {
 	case ok := <-req.answer:
@@ -56,7 +68,7 @@ func dialog(st styles, reqs []*consentReq, width int) []string {
 		return nil
 	}
 	what := clean(calls.ConsentTitle(reqs[0].call))
-	text := "Allow " + what + "?\n" +
+	text := "Allow " + what + "?\n" + previewLines(reqs[0].preview) +
 		st.key.Render("y") + " allows · " + st.key.Render("n") + " or " + st.key.Render("Esc") + " refuses"
 	if n := len(reqs) - 1; n > 0 {
 		text += fmt.Sprintf(" · %d more waiting", n)
@@ -64,4 +76,26 @@ func dialog(st styles, reqs []*consentReq, width int) []string {
 	inner := max(width-st.dialog.GetHorizontalFrameSize(), 8)
 	box := st.dialog.Width(width).Render(lipgloss.Wrap(text, inner, ""))
 	return splitLines(box)
+}
+
+// maxPreview is the most lines of a change the dialog shows: the
+// conversation keeps some room.
+const maxPreview = 12
+
+// previewLines is a change's preview as the dialog's lines, cut to
+// maxPreview lines with a line saying how many more there are.
+func previewLines(preview string) string {
+	if preview == "" {
+		return ""
+	}
+	lines := strings.Split(clean(preview), "\n")
+	if len(lines) > maxPreview {
+		n := len(lines) - maxPreview + 1
+		var k int
+		if _, err := fmt.Sscanf(lines[len(lines)-1], "… %d more line", &k); err == nil {
+			n += k - 1 // the preview's own "… k more lines" (a new file's)
+		}
+		lines = append(lines[:maxPreview-1], fmt.Sprintf("… %d more lines", n))
+	}
+	return strings.Join(lines, "\n") + "\n"
 }

@@ -73,7 +73,7 @@ func Run(ctx context.Context, app *frontend.App, opts Options) error {
 	p := tea.NewProgram(m, popts...)
 	m.send = p.Send
 	done := make(chan struct{})
-	m.consent = &consent{send: p.Send, done: done}
+	m.consent = &consent{send: p.Send, done: done, change: app.FileChange}
 	m.modelFlag = opts.ModelFlag
 
 	restore := captureStderr(func(line string) { p.Send(stderrMsg(line)) })
