@@ -65,9 +65,6 @@ const (
 	// maxRequest bounds one JSON-RPC request (a question with a long
 	// conversation is big; a runaway client is not served).
 	maxRequest = 64 << 20
-	// maxChunk bounds one artifact update: text that piled up while the
-	// client read slowly goes in several.
-	maxChunk = 16 << 10
 )
 
 // Server serves one agent over A2A (mm -a2a): the agent card, message/send,
@@ -480,10 +477,10 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 		var text strings.Builder
 		flush := func() error {
 			for text.Len() > 0 {
+				// Text that piled up while the client read slowly goes in
+				// several updates, each fitting the wire.
 				chunk := text.String()
-				if len(chunk) > maxChunk {
-					chunk = chunk[:runeCut(chunk, maxChunk)]
-				}
+				chunk = chunk[:wireCut(chunk, wirePiece)]
 				rest := text.String()[len(chunk):]
 				text.Reset()
 				text.WriteString(rest)
@@ -524,7 +521,8 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 				t.final, t.pumping = true, false
 				t.mu.Unlock()
 				if !t.streamed && t.resp.Answer != "" {
-					if err := q.Write(ctx, t.artifactEvent(t.resp.Answer)); err != nil {
+					text.WriteString(t.resp.Answer)
+					if err := flush(); err != nil {
 						return err
 					}
 				}
@@ -532,14 +530,7 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 				t.finish()
 				return err
 			default:
-				meta, ok := encodeEvent(it.ev)
-				if !ok {
-					continue
-				}
-				msg := agentText(t.info, eventText(it.ev))
-				ev := a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateWorking, msg)
-				ev.Metadata = map[string]any{EventKey: meta}
-				if err := q.Write(ctx, ev); err != nil {
+				if err := t.writeEvent(ctx, q, it.ev); err != nil {
 					return err
 				}
 			}
@@ -548,6 +539,30 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 			return err
 		}
 	}
+}
+
+// writeEvent writes what the turn showed besides its answer as status
+// updates: one, or several when its text (a nested agent's answer, a
+// notice) is longer than one fits on the wire.
+func (t *task) writeEvent(ctx context.Context, q eventqueue.Queue, ev orchestrator.Event) error {
+	pieces := []string{ev.Text}
+	if jsonLen(ev.Text) > wirePiece {
+		pieces = wirePieces(ev.Text, wirePiece)
+	}
+	for _, text := range pieces {
+		ev.Text = text
+		meta, ok := encodeEvent(ev)
+		if !ok {
+			return nil
+		}
+		msg := agentText(t.info, wireClip(eventText(ev), wirePiece))
+		up := a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateWorking, msg)
+		up.Metadata = map[string]any{EventKey: meta}
+		if err := q.Write(ctx, up); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *task) artifactEvent(text string) *a2a.TaskArtifactUpdateEvent {
@@ -568,10 +583,7 @@ func (t *task) artifactEvent(text string) *a2a.TaskArtifactUpdateEvent {
 // and ends this request's part (Final) until the client answers.
 func (t *task) questionEvent(p *pendingQuestion) *a2a.TaskStatusUpdateEvent {
 	msg := agentText(t.info, frontend.ConsentQuestion(p.call))
-	cq := consentQuestion{Tool: p.call.Tool, Summary: p.call.Summary, CallID: p.call.ID, Path: p.call.Agent}
-	if json.Valid(p.call.Input) {
-		cq.Input = p.call.Input
-	}
+	cq := consentQuestion{Tool: p.call.Tool, Summary: p.call.Summary, CallID: p.call.ID, Path: p.call.Agent, Input: wireInputOf(p.call.Input)}
 	msg.Metadata = map[string]any{ConsentKey: toMap(cq)}
 	ev := a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateInputRequired, msg)
 	ev.Final = true
@@ -582,6 +594,7 @@ func (t *task) questionEvent(p *pendingQuestion) *a2a.TaskStatusUpdateEvent {
 // finalEvent is the task's end as its turn ended; t.finished is closed.
 func (t *task) finalEvent() *a2a.TaskStatusUpdateEvent {
 	state, out := t.end()
+	out.Error = wireClip(out.Error, wireField)
 	var msg *a2a.Message
 	if out.Error != "" {
 		msg = agentText(t.info, out.Error)
@@ -726,7 +739,7 @@ func mergeNested(items []item) []item {
 		nested := it.q == nil && !it.done && it.ev.Kind == orchestrator.Text && len(it.ev.Agent) > 0
 		if n := len(out); nested && n > 0 {
 			last := &out[n-1]
-			if last.q == nil && !last.done && last.ev.Kind == orchestrator.Text && slices.Equal(last.ev.Agent, it.ev.Agent) && len(last.ev.Text) < maxChunk {
+			if last.q == nil && !last.done && last.ev.Kind == orchestrator.Text && slices.Equal(last.ev.Agent, it.ev.Agent) && len(last.ev.Text) < wirePiece {
 				last.ev.Text += it.ev.Text
 				continue
 			}
