@@ -1,0 +1,232 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/a2a"
+
+	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/relay"
+)
+
+// serveOn runs s.Serve on a loopback port for the test; its address.
+func serveOn(t *testing.T, s *Server) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		s.Serve(ctx, ln)
+		close(done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return ln.Addr().String()
+}
+
+// closedWithin says whether the server closed c within d (reading what it
+// sends meanwhile).
+func closedWithin(c net.Conn, d time.Duration) bool {
+	c.SetReadDeadline(time.Now().Add(d))
+	_, err := io.Copy(io.Discard, c)
+	var ne net.Error
+	return err == nil || !(asNetError(err, &ne) && ne.Timeout())
+}
+
+func asNetError(err error, ne *net.Error) bool {
+	e, ok := err.(net.Error)
+	if ok {
+		*ne = e
+	}
+	return ok
+}
+
+const cardRequest = "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n\r\n"
+
+func TestServerConnections(t *testing.T) {
+	s := &Server{Agent: echo, Token: "s3cret", ReadTimeout: 400 * time.Millisecond, KeepAlive: 1500 * time.Millisecond, GuestKeepAlive: 300 * time.Millisecond}
+	addr := serveOn(t, s)
+	dial := func(t *testing.T) net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	t.Run("guest idle", func(t *testing.T) {
+		// A client that fetched the public card and went idle: closed
+		// after GuestKeepAlive, not KeepAlive.
+		c := dial(t)
+		io.WriteString(c, cardRequest)
+		if !closedWithin(c, time.Second) {
+			t.Error("a connection that never authenticated was still open after 1s (GuestKeepAlive 300ms)")
+		}
+	})
+	t.Run("silent guest", func(t *testing.T) {
+		c := dial(t)
+		if !closedWithin(c, time.Second) {
+			t.Error("a connection that sent nothing was still open after 1s (GuestKeepAlive 300ms)")
+		}
+	})
+	t.Run("authorised idle", func(t *testing.T) {
+		// An authorised client's keep-alive lasts KeepAlive.
+		c := dial(t)
+		body := `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"none"}}`
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nAuthorization: bearer s3cret\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %s: the scheme's name in lower case must be accepted", resp.Status)
+		}
+		start := time.Now()
+		if closedWithin(c, 800*time.Millisecond) {
+			t.Fatalf("an authorised connection was closed after %s (KeepAlive 1.5s)", time.Since(start))
+		}
+		if !closedWithin(c, 2*time.Second) {
+			t.Error("an authorised idle connection was still open after KeepAlive")
+		}
+	})
+	t.Run("trickled headers", func(t *testing.T) {
+		c := dial(t)
+		// Authorised on a first request, so that only ReadTimeout applies.
+		body := `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"none"}}`
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		start := time.Now()
+		closed := make(chan time.Duration, 1)
+		go func() {
+			io.Copy(io.Discard, c)
+			closed <- time.Since(start)
+		}()
+		for _, b := range []byte("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n") {
+			if _, err := c.Write([]byte{b}); err != nil {
+				break
+			}
+			select {
+			case d := <-closed:
+				if d > time.Second {
+					t.Errorf("trickled headers: closed after %s (ReadTimeout 400ms)", d)
+				}
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		t.Error("trickled headers were read for ever")
+	})
+	t.Run("trickled body", func(t *testing.T) {
+		c := dial(t)
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Length: 1000\r\n\r\n{")
+		start := time.Now()
+		closed := make(chan time.Duration, 1)
+		go func() {
+			io.Copy(io.Discard, c)
+			closed <- time.Since(start)
+		}()
+		for range 100 {
+			if _, err := c.Write([]byte(" ")); err != nil {
+				break
+			}
+			select {
+			case d := <-closed:
+				if d > time.Second {
+					t.Errorf("trickled body: closed after %s (ReadTimeout 400ms)", d)
+				}
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		t.Error("a trickled body was read for ever")
+	})
+	t.Run("too large", func(t *testing.T) {
+		c := dial(t)
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Length: %d\r\n\r\n", maxRequest+1)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("a body over 8 MiB: %s, want 413", resp.Status)
+		}
+	})
+	t.Run("chunked too large", func(t *testing.T) {
+		c := dial(t)
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nTransfer-Encoding: chunked\r\n\r\n")
+		go func() {
+			chunk := strings.Repeat("x", 1<<20)
+			for range 9 {
+				if _, err := fmt.Fprintf(c, "%x\r\n%s\r\n", len(chunk), chunk); err != nil {
+					return
+				}
+			}
+		}()
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("a chunked body over 8 MiB: %s, want 413", resp.Status)
+		}
+	})
+}
+
+// What mm -a2a serves fits the Go SDK's own reader (64 KiB a line): a
+// long answer of characters JSON escapes, a tool call with a large input,
+// a nested agent's long text.
+func TestServedEventsFitTheSDK(t *testing.T) {
+	angles := strings.Repeat("<", 300<<10)
+	input, _ := json.Marshal(map[string]string{"path": "big.txt", "content": strings.Repeat("&\"\n", 200<<10)})
+	served := turnFunc(func(ctx context.Context, tk Task) relay.AskResponse {
+		tk.Show(orchestrator.Event{Kind: orchestrator.ToolStart, Call: orchestrator.Call{ID: "c1", Tool: "write_file", Summary: "big.txt", Input: input}})
+		tk.Show(orchestrator.Event{Kind: orchestrator.ToolEnd, Call: orchestrator.Call{ID: "c1", Tool: "write_file"}, Output: angles})
+		tk.Show(orchestrator.Event{Kind: orchestrator.Text, Agent: orchestrator.Path{"nested"}, Text: angles})
+		tk.Show(orchestrator.Event{Kind: orchestrator.Text, Text: angles})
+		return relay.AskResponse{Status: relay.Answered, Answer: angles}
+	})
+	base := serve(t, &Server{Agent: served})
+	c := sdkClient(t, base, "")
+	answer := ""
+	var inputSeen json.RawMessage
+	for ev, err := range c.SendStreamingMessage(context.Background(), userMessage("go")) {
+		if err != nil {
+			t.Fatalf("the Go SDK's reader failed on what mm served: %v", err)
+		}
+		switch e := ev.(type) {
+		case *a2a.TaskArtifactUpdateEvent:
+			answer += textOf(e.Artifact.Parts)
+		case *a2a.TaskStatusUpdateEvent:
+			if w, ok := decodeEvent(e.Metadata[EventKey]); ok && w.Kind == orchestrator.ToolStart {
+				inputSeen = w.Call.Input
+			}
+		}
+	}
+	if answer != angles {
+		t.Errorf("answer: %d bytes, want %d", len(answer), len(angles))
+	}
+	var in map[string]string
+	if err := json.Unmarshal(inputSeen, &in); err != nil || in["path"] != "big.txt" || !strings.Contains(in["content"], "[… cut for the wire: 614400 bytes in all]") {
+		t.Errorf("the clipped input should keep its path and say it was cut: %.200s", inputSeen)
+	}
+}
