@@ -111,6 +111,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 			return nil, nil, err
 		}
 		release = sync.OnceFunc(func() { s.bodies.release(n) })
+		// The wait for room is the server's, not the client's: its
+		// ReadTimeout counts from now.
+		http.NewResponseController(w).SetReadDeadline(time.Now().Add(dur(s.ReadTimeout, DefaultReadTimeout)))
 	}
 	var buf bytes.Buffer
 	if r.ContentLength >= 0 {
