@@ -448,8 +448,8 @@ func (t *askTask) answeredResp() relay.AskResponse {
 // (or absent) replacing the text its artifact had — A2A's rule — and one
 // with append true adding to it.
 type answerText struct {
-	pieces []*strings.Builder
-	byID   map[string]*strings.Builder
+	pieces []*textRun
+	byID   map[string]*textRun
 	n      int // the answer's length, bytes
 	// stale: text already shown was since replaced, so the display no
 	// longer reads as the start of the answer and shows nothing more.
@@ -461,11 +461,11 @@ type answerText struct {
 func (a *answerText) put(id, s string, appendTo bool) string {
 	p := a.byID[id]
 	if id == "" || p == nil {
-		p = &strings.Builder{}
+		p = &textRun{}
 		a.pieces = append(a.pieces, p)
 		if id != "" {
 			if a.byID == nil {
-				a.byID = map[string]*strings.Builder{}
+				a.byID = map[string]*textRun{}
 			}
 			a.byID[id] = p
 		}
@@ -501,11 +501,25 @@ func (a *answerText) put(id, s string, appendTo bool) string {
 
 func (a *answerText) String() string {
 	var b strings.Builder
+	b.Grow(a.n)
 	for _, p := range a.pieces {
-		b.WriteString(p.String())
+		for _, s := range p.parts {
+			b.WriteString(s)
+		}
 	}
 	return b.String()
 }
+
+// textRun is one artifact's text as the strings that came, joined only
+// when asked: an answer of many megabytes in many updates is not copied
+// again at each (a builder grows by a quarter at a time when large).
+type textRun struct{ parts []string }
+
+func (r *textRun) WriteString(s string) { r.parts = append(r.parts, s) }
+
+func (r *textRun) Reset() { r.parts = nil }
+
+func (r *textRun) String() string { return strings.Join(r.parts, "") }
 
 func (t *askTask) failed(msg string) relay.AskResponse {
 	return relay.AskResponse{Status: relay.Failed, Answer: t.answer.String(), Error: msg}
