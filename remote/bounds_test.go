@@ -59,7 +59,7 @@ func asNetError(err error, ne *net.Error) bool {
 const cardRequest = "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n\r\n"
 
 func TestServerConnections(t *testing.T) {
-	s := &Server{Agent: echo, Token: "s3cret", ReadTimeout: 400 * time.Millisecond, KeepAlive: 2 * time.Second, GuestKeepAlive: 300 * time.Millisecond}
+	s := &Server{Agent: echo, Token: "s3cret", ReadTimeout: time.Second, KeepAlive: 2 * time.Second, GuestKeepAlive: 300 * time.Millisecond}
 	addr := serveOn(t, s)
 	dial := func(t *testing.T) net.Conn {
 		c, err := net.Dial("tcp", addr)
@@ -129,7 +129,7 @@ func TestServerConnections(t *testing.T) {
 			select {
 			case d := <-closed:
 				if d > 3*time.Second {
-					t.Errorf("trickled headers: closed after %s (ReadTimeout 400ms)", d)
+					t.Errorf("trickled headers: closed after %s (ReadTimeout 1s)", d)
 				}
 				return
 			case <-time.After(50 * time.Millisecond):
@@ -153,7 +153,7 @@ func TestServerConnections(t *testing.T) {
 			select {
 			case d := <-closed:
 				if d > 3*time.Second {
-					t.Errorf("trickled body: closed after %s (ReadTimeout 400ms)", d)
+					t.Errorf("trickled body: closed after %s (ReadTimeout 1s)", d)
 				}
 				return
 			case <-time.After(50 * time.Millisecond):

@@ -264,7 +264,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			var peek struct {
 				Method string `json:"method"`
 			}
-			if json.Unmarshal(body, &peek) == nil && peek.Method == "message/stream" {
+			// (Only a body that names the method is decoded for it: a
+			// large one is decoded enough times by the SDK.)
+			if bytes.Contains(body, []byte("message/stream")) && json.Unmarshal(body, &peek) == nil && peek.Method == "message/stream" {
 				r = r.WithContext(context.WithValue(r.Context(), streamKey{}, r.Context()))
 			}
 		}
