@@ -303,3 +303,34 @@ func TestCardOrigin(t *testing.T) {
 		}
 	}
 }
+
+// The one-pass reading of a text artifact update reads what the SDK's
+// reads; anything else is left to the SDK.
+func TestDecodeTextArtifact(t *testing.T) {
+	line := `{"jsonrpc":"2.0","id":"1","result":{"kind":"artifact-update","taskId":"t1","contextId":"c1","append":true,"lastChunk":true,"metadata":{"k":1},` +
+		`"artifact":{"artifactId":"a","name":"answer","description":"d","extensions":["e"],"metadata":{"m":"v"},"parts":[{"kind":"text","text":"<a \u003c \"b\"\n"},{"kind":"text","text":"","metadata":{"x":true}}]}}}`
+	fast, ok := decodeTextArtifact([]byte(line))
+	if !ok {
+		t.Fatal("a text artifact update was not read in one pass")
+	}
+	var r struct{ Result json.RawMessage }
+	json.Unmarshal([]byte(line), &r)
+	slow, err := a2a.UnmarshalEventJSON(r.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(fast)
+	b, _ := json.Marshal(slow)
+	if string(a) != string(b) {
+		t.Errorf("one pass: %s\nthe SDK:  %s", a, b)
+	}
+	for _, other := range []string{
+		`{"jsonrpc":"2.0","id":"1","result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"working"}}}`,
+		`{"jsonrpc":"2.0","id":"1","result":{"kind":"artifact-update","taskId":"t1","contextId":"c1","artifact":{"artifactId":"a","parts":[{"kind":"data","data":{}}]}}}`,
+		`{"jsonrpc":"2.0","id":"1","error":{"code":-32001,"message":"no"}}`,
+	} {
+		if _, ok := decodeTextArtifact([]byte(other)); ok {
+			t.Errorf("read in one pass, but is not a text artifact update: %s", other)
+		}
+	}
+}
