@@ -50,7 +50,7 @@ func (a *Agent) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard,
 		return a.client, a.card, nil
 	}
 	hc := a.httpClient()
-	cctx, cancel := context.WithTimeout(ctx, cardTimeout)
+	cctx, cancel := context.WithTimeout(withBodyLimit(ctx, "the agent card", maxCard), cardTimeout)
 	defer cancel()
 	card, err := agentcard.NewResolver(hc).Resolve(cctx, a.URL)
 	if err != nil {
@@ -59,20 +59,29 @@ func (a *Agent) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard,
 		}
 		return nil, nil, a.cardError(err)
 	}
+	base, err := url.Parse(a.URL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mmConfigs.%s.url %q is not a URL: %w", a.Name, a.URL, err)
+	}
 	if card.URL == "" {
 		card.URL = a.URL
 	} else if u, err := url.Parse(card.URL); err == nil && !u.IsAbs() {
-		base, _ := url.Parse(a.URL)
 		card.URL = base.ResolveReference(u).String()
+	}
+	// The card says where to send the calls, but the token was given for
+	// the configured URL: another origin (another host, port, or http
+	// where https was configured) would receive it. Nothing is sent there.
+	if u, err := url.Parse(card.URL); err != nil || originOf(u) != originOf(base) {
+		return nil, nil, fmt.Errorf("the agent card at %s names %s for its calls, another origin than %s: mm sends nothing there (fix mmConfigs.%s.url, or the card's url)", a.URL, oneLine(clean(card.URL), 200), originOf(base), a.Name)
 	}
 	card.PreferredTransport = a2a.TransportProtocolJSONRPC
 	card.AdditionalInterfaces = nil
 	opts := []a2aclient.FactoryOption{
 		a2aclient.WithDefaultsDisabled(),
-		a2aclient.WithJSONRPCTransport(hc),
-	}
-	if a.Token != "" {
-		opts = append(opts, a2aclient.WithInterceptors(&bearer{token: a.Token}))
+		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, a2aclient.TransportFactoryFn(
+			func(_ context.Context, url string, _ *a2a.AgentCard) (a2aclient.Transport, error) {
+				return newStreamTransport(url, hc), nil
+			})),
 	}
 	c, err := a2aclient.NewFromCard(ctx, card, opts...)
 	if err != nil {
@@ -104,7 +113,11 @@ func (a *Agent) httpClient() *http.Client {
 		if idle <= 0 {
 			idle = DefaultIdleTimeout
 		}
-		a.hc = newHTTPClient(connect, idle)
+		origin := ""
+		if u, err := url.Parse(a.URL); err == nil {
+			origin = originOf(u)
+		}
+		a.hc = newHTTPClient(connect, idle, origin, a.Token)
 	}
 	return a.hc
 }
@@ -195,6 +208,8 @@ type askTask struct {
 	// answered: some answer text arrived as artifacts (a final status
 	// message then is not the answer again).
 	answered bool
+	// tooLarge: the answer went past maxAnswer.
+	tooLarge bool
 }
 
 // question is an input-required status the asking side must answer.
@@ -234,12 +249,19 @@ func (t *askTask) stream(ctx context.Context, msg *a2a.Message) (relay.AskRespon
 			if ctx.Err() != nil {
 				return t.cancelled(ctx), nil
 			}
-			return t.failed(clean(t.agent.wireError(err))), nil
+			// The task may still run on the agent, perhaps waiting for a
+			// consent answer that will not come: it is cancelled there.
+			return t.abandon(ctx, clean(t.agent.wireError(err))), nil
 		}
 		had := t.taskID != ""
 		resp, q, done := t.handle(ev)
 		if !had && t.taskID != "" {
 			close(named)
+		}
+		if t.tooLarge {
+			// What was held of it goes: the relay fails on its size.
+			t.answer = answerText{}
+			return t.abandon(ctx, fmt.Sprintf("the answer of the agent at %s is larger than %s: the relay stopped there", t.agent.URL, size(maxAnswer))), nil
 		}
 		if ctx.Err() != nil && (t.taskID != "" || done) {
 			return t.cancelled(ctx), nil
@@ -251,7 +273,7 @@ func (t *askTask) stream(ctx context.Context, msg *a2a.Message) (relay.AskRespon
 	if ctx.Err() != nil {
 		return t.cancelled(ctx), nil
 	}
-	return t.failed(fmt.Sprintf("the agent at %s dropped the stream before the task ended", t.agent.URL)), nil
+	return t.abandon(ctx, fmt.Sprintf("the agent at %s dropped the stream before the task ended", t.agent.URL)), nil
 }
 
 // handle applies one event; done says the stream's part is over.
@@ -399,6 +421,10 @@ func (t *askTask) text(id, s string, appendTo bool) {
 	if s == "" && (appendTo || id == "") {
 		return
 	}
+	if t.answer.n+len(s) > maxAnswer {
+		t.tooLarge = true
+		return
+	}
 	t.answered = true
 	if more := t.answer.put(id, s, appendTo); more != "" {
 		t.show(orchestrator.Event{Kind: orchestrator.Text, Text: more})
@@ -424,8 +450,9 @@ func (t *askTask) answeredResp() relay.AskResponse {
 // (or absent) replacing the text its artifact had — A2A's rule — and one
 // with append true adding to it.
 type answerText struct {
-	pieces []*strings.Builder
-	byID   map[string]*strings.Builder
+	pieces []*textRun
+	byID   map[string]*textRun
+	n      int // the answer's length, bytes
 	// stale: text already shown was since replaced, so the display no
 	// longer reads as the start of the answer and shows nothing more.
 	stale bool
@@ -436,11 +463,11 @@ type answerText struct {
 func (a *answerText) put(id, s string, appendTo bool) string {
 	p := a.byID[id]
 	if id == "" || p == nil {
-		p = &strings.Builder{}
+		p = &textRun{}
 		a.pieces = append(a.pieces, p)
 		if id != "" {
 			if a.byID == nil {
-				a.byID = map[string]*strings.Builder{}
+				a.byID = map[string]*textRun{}
 			}
 			a.byID[id] = p
 		}
@@ -448,6 +475,7 @@ func (a *answerText) put(id, s string, appendTo bool) string {
 	}
 	last := p == a.pieces[len(a.pieces)-1]
 	if appendTo {
+		a.n += len(s)
 		p.WriteString(s)
 		switch {
 		case a.stale:
@@ -460,6 +488,7 @@ func (a *answerText) put(id, s string, appendTo bool) string {
 		return ""
 	}
 	old := p.String()
+	a.n += len(s) - len(old)
 	p.Reset()
 	p.WriteString(s)
 	switch {
@@ -474,11 +503,25 @@ func (a *answerText) put(id, s string, appendTo bool) string {
 
 func (a *answerText) String() string {
 	var b strings.Builder
+	b.Grow(a.n)
 	for _, p := range a.pieces {
-		b.WriteString(p.String())
+		for _, s := range p.parts {
+			b.WriteString(s)
+		}
 	}
 	return b.String()
 }
+
+// textRun is one artifact's text as the strings that came, joined only
+// when asked: an answer of many megabytes in many updates is not copied
+// again at each (a builder grows by a quarter at a time when large).
+type textRun struct{ parts []string }
+
+func (r *textRun) WriteString(s string) { r.parts = append(r.parts, s) }
+
+func (r *textRun) Reset() { r.parts = nil }
+
+func (r *textRun) String() string { return strings.Join(r.parts, "") }
 
 func (t *askTask) failed(msg string) relay.AskResponse {
 	return relay.AskResponse{Status: relay.Failed, Answer: t.answer.String(), Error: msg}
@@ -527,7 +570,10 @@ func (t *askTask) abandon(ctx context.Context, why string) relay.AskResponse {
 func (a *Agent) cardError(err error) error {
 	var se *statusError
 	var nf *agentcard.ErrStatusNotOK
+	var tl *tooLargeError
 	switch {
+	case errors.As(err, &tl):
+		return fmt.Errorf("the agent card at %s is larger than %s: mm reads no further", a.URL, size(tl.limit))
 	case errors.As(err, &se) && (se.code == 401 || se.code == 403):
 		return errors.New(a.refused(se))
 	case errors.As(err, &se):
@@ -545,7 +591,10 @@ func (a *Agent) wireError(err error) string {
 	var se *statusError
 	var ie *idleError
 	var re *rpcError
+	var tl *tooLargeError
 	switch {
+	case errors.As(err, &tl):
+		return fmt.Sprintf("the agent at %s sent %s larger than %s: the relay stopped there", a.URL, tl.what, size(tl.limit))
 	case errors.As(err, &re):
 		return fmt.Sprintf("the agent at %s answered an error: %s", a.URL, oneLine(re.Error(), 300))
 	case errors.As(err, &ie):
@@ -569,15 +618,4 @@ func (a *Agent) refused(se *statusError) string {
 		hint = "check the token in " + a.TokenEnv
 	}
 	return fmt.Sprintf("the agent at %s refused the request (%s): %s", a.URL, se, hint)
-}
-
-// bearer sends the agent's token with every call.
-type bearer struct {
-	a2aclient.PassthroughInterceptor
-	token string
-}
-
-func (b *bearer) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
-	req.Meta["Authorization"] = []string{"Bearer " + b.token}
-	return ctx, nil
 }

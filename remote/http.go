@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,8 +48,9 @@ func (e *idleError) Error() string { return fmt.Sprintf("no byte for %s", e.afte
 
 // newHTTPClient is the asking side's client: a bounded dial, no overall
 // timeout (answers stream for as long as the model writes), statuses typed,
-// and every body watched for silence.
-func newHTTPClient(connect, idle time.Duration) *http.Client {
+// every body watched for silence and bounded, and the token sent to the
+// configured origin alone.
+func newHTTPClient(connect, idle time.Duration, origin, token string) *http.Client {
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext,
@@ -57,15 +59,37 @@ func newHTTPClient(connect, idle time.Duration) *http.Client {
 		IdleConnTimeout:       90 * time.Second,
 		ResponseHeaderTimeout: idle,
 	}
-	return &http.Client{Transport: &watchedTransport{base: tr, idle: idle}}
+	return &http.Client{Transport: &watchedTransport{base: tr, idle: idle, origin: origin, token: token}}
 }
 
 type watchedTransport struct {
 	base http.RoundTripper
 	idle time.Duration
+	// origin is the configured URL's scheme://host:port: the one place
+	// token goes (a card, a redirect or a mistake naming another host
+	// gets no token).
+	origin, token string
+}
+
+// limitKey marks a request whose response body is bounded otherwise than
+// by maxAnswer (the card's: maxCard), with the name the error gives it.
+type limitKey struct{}
+
+type bodyLimit struct {
+	what string
+	n    int64
+}
+
+// withBodyLimit bounds the response bodies of requests made with ctx.
+func withBodyLimit(ctx context.Context, what string, n int64) context.Context {
+	return context.WithValue(ctx, limitKey{}, bodyLimit{what, n})
 }
 
 func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.token != "" && originOf(req.URL) == t.origin {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+t.token)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -75,7 +99,8 @@ func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		resp.Body.Close()
 		return nil, &statusError{code: resp.StatusCode, status: resp.Status}
 	}
-	if req.Header.Get("Accept") == "text/event-stream" && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	stream := req.Header.Get("Accept") == "text/event-stream"
+	if stream && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		// An error answered to a streaming call as a plain JSON-RPC
 		// response, not as an event (the JavaScript SDK does so for errors
 		// it finds before the stream starts): the SDK would read no event
@@ -89,9 +114,56 @@ func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 			return nil, r.Error
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(data))
+		stream = false
 	}
-	resp.Body = newWatchedBody(resp.Body, t.idle)
+	var body io.ReadCloser = newWatchedBody(resp.Body, t.idle)
+	switch l, ok := req.Context().Value(limitKey{}).(bodyLimit); {
+	case ok:
+		body = &limitedBody{ReadCloser: body, what: l.what, limit: l.n}
+	case !stream:
+		// A stream is bounded event by event and by its answer
+		// (streamTransport, askTask); anything else as a whole.
+		body = &limitedBody{ReadCloser: body, what: "a response", limit: maxAnswer}
+	}
+	resp.Body = body
 	return resp, nil
+}
+
+// originOf is u's scheme://host:port, the port written even when it is
+// the scheme's default, so that two spellings of one origin compare equal.
+func originOf(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// limitedBody fails a read that would take the body past its limit: what
+// a remote sends is held whole (a card, a JSON-RPC response), so a body
+// with no end must not be read to its end.
+type limitedBody struct {
+	io.ReadCloser
+	what        string
+	limit, read int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if room := b.limit - b.read + 1; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.read += int64(n)
+	if b.read > b.limit {
+		return 0, &tooLargeError{what: b.what, limit: b.limit}
+	}
+	return n, err
 }
 
 // rpcError is a JSON-RPC error object.

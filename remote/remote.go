@@ -62,10 +62,6 @@ const (
 // call with the contract's NoConsent text instead of "denied by the user".
 const ConsentNoOneToAsk = "no-one-to-ask"
 
-// maxWireOutput bounds a tool output carried in an event: the asking side
-// displays only short ones, and SSE lines have limits in some SDKs.
-const maxWireOutput = 8 << 10
-
 // wireEvent is an orchestrator.Event as EventKey carries it; kinds are
 // names, not numbers, so foreign readers can make sense of them.
 type wireEvent struct {
@@ -105,8 +101,10 @@ func kindOf(name string) (orchestrator.EventKind, bool) {
 	return 0, false
 }
 
-// encodeEvent is ev as EventKey's value; ok is false for events that do
-// not cross the wire (hook runs: an asked agent's are not listed).
+// encodeEvent is ev as EventKey's value, its output, reason and input
+// clipped to fit the wire (wire.go; its text is the caller's to cut); ok
+// is false for events that do not cross the wire (hook runs: an asked
+// agent's are not listed).
 func encodeEvent(ev orchestrator.Event) (map[string]any, bool) {
 	kind, ok := kindNames[ev.Kind]
 	if !ok {
@@ -114,14 +112,11 @@ func encodeEvent(ev orchestrator.Event) (map[string]any, bool) {
 	}
 	w := wireEvent{
 		Kind: kind, Text: ev.Text, Tool: ev.Call.Tool, Summary: ev.Call.Summary,
-		CallID: ev.Call.ID, Input: ev.Call.Input, Reason: ev.Reason,
-		Output: clip(ev.Output, maxWireOutput), CallSummary: ev.Summary, Path: ev.Agent,
+		CallID: ev.Call.ID, Input: wireInputOf(ev.Call.Input), Reason: wireClip(ev.Reason, wireField),
+		Output: wireClip(ev.Output, wireField), CallSummary: ev.Summary, Path: ev.Agent,
 	}
 	if ev.Kind == orchestrator.ToolDenied || ev.Kind == orchestrator.ToolEnd {
 		w.Status = ev.Status.String()
-	}
-	if len(w.Input) > 0 && !json.Valid(w.Input) {
-		w.Input = nil
 	}
 	return toMap(w), true
 }
@@ -273,14 +268,6 @@ func fromAny(v any, dst any) bool {
 		return false
 	}
 	return json.Unmarshal(b, dst) == nil
-}
-
-// clip cuts s to at most n bytes on a rune boundary, saying so.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:runeCut(s, n)] + "\n[… cut for the wire]"
 }
 
 // runeCut is the largest index <= n of s that starts a rune (len(s) when

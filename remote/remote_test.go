@@ -485,7 +485,8 @@ func TestFaults(t *testing.T) {
 		}
 	})
 	t.Run("error event", func(t *testing.T) {
-		// as the Go SDK answers it, as an event of the stream
+		// as the Go SDK answers it, as an event of the stream (read as the
+		// JavaScript SDK's: the peer's own words)
 		base := fakePeer(t, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": rpcID(r), "error": rpcErr})
@@ -493,7 +494,7 @@ func TestFaults(t *testing.T) {
 		})
 		a := &Agent{Name: "rev", URL: base}
 		resp := a.Ask(context.Background(), relay.AskRequest{Agent: "rev", Prompt: "hi", Depth: 1})
-		if want := "the agent at " + base + " answered an error: no text: invalid params"; resp.Status != relay.Failed || resp.Error != want {
+		if want := "the agent at " + base + " answered an error: no text: Invalid parameters"; resp.Status != relay.Failed || resp.Error != want {
 			t.Errorf("resp = %+v\nwant error %q", resp, want)
 		}
 	})
@@ -908,4 +909,15 @@ func TestEmptyPrompt(t *testing.T) {
 	if turns != 0 {
 		t.Errorf("%d turns ran on an empty prompt", turns)
 	}
+}
+
+// bearer sends a token with every call of a test's SDK client.
+type bearer struct {
+	a2aclient.PassthroughInterceptor
+	token string
+}
+
+func (b *bearer) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
+	req.Meta["Authorization"] = []string{"Bearer " + b.token}
+	return ctx, nil
 }

@@ -3,7 +3,6 @@ package remote
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -63,12 +62,27 @@ const (
 	// DefaultStopTimeout bounds the wait, once the server is stopped, for
 	// the cancelled turns to end (their postGeneration hooks included).
 	DefaultStopTimeout = 10 * time.Second
-	// maxRequest bounds one JSON-RPC request (a question with a long
-	// conversation is big; a runaway client is not served).
-	maxRequest = 64 << 20
-	// maxChunk bounds one artifact update: text that piled up while the
-	// client read slowly goes in several.
-	maxChunk = 16 << 10
+	// maxRequest bounds one JSON-RPC request: larger is 413 (the
+	// contract, "Remote agents that misbehave"). A question is text a
+	// person or an agent wrote; 8 MiB of it is about two million tokens.
+	maxRequest = 8 << 20
+	// maxBodies bounds the bytes of request bodies being served at once,
+	// from their first byte read to the end of their request (the turn of
+	// a question): the SDK and the turn hold several copies of a question,
+	// so large questions wait for their turn instead of all being held at
+	// once. Bodies up to smallBody (consent answers, cancels, most
+	// questions) are not counted and never wait.
+	maxBodies = 8 << 20
+	smallBody = 64 << 10
+	// DefaultReadTimeout bounds the reading of a request's headers and of
+	// its body (a client that trickles them is dropped).
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultKeepAlive closes a keep-alive connection with no request,
+	// and DefaultGuestKeepAlive one that never authenticated (only
+	// fetched the public card, or nothing): idle clients without the
+	// token must not use up the connections an authorised one needs.
+	DefaultKeepAlive      = 60 * time.Second
+	DefaultGuestKeepAlive = 10 * time.Second
 )
 
 // Server serves one agent over A2A (mm -a2a): the agent card, message/send,
@@ -87,6 +101,8 @@ type Server struct {
 	// Log gets one line per task; nil: none.
 	Log                         io.Writer
 	ConsentTimeout, StopTimeout time.Duration // 0: the defaults
+	// ReadTimeout, KeepAlive and GuestKeepAlive: 0 for the defaults.
+	ReadTimeout, KeepAlive, GuestKeepAlive time.Duration
 
 	once    sync.Once
 	store   *store
@@ -99,12 +115,16 @@ type Server struct {
 	closing bool
 	turns   sync.WaitGroup
 	logMu   sync.Mutex
+
+	bodies *budget
+	conns  sync.Map // net.Conn → *conn
 }
 
 func (s *Server) init() {
 	s.once.Do(func() {
 		s.store = newStore()
 		s.tasks = map[a2a.TaskID]*task{}
+		s.bodies = newBudget(maxBodies)
 		s.base, s.cancel = context.WithCancel(context.Background())
 		quiet := slog.New(slog.DiscardHandler)
 		h := a2asrv.NewHandler(executor{s}, a2asrv.WithTaskStore(s.store), a2asrv.WithLogger(quiet))
@@ -113,7 +133,7 @@ func (s *Server) init() {
 			a2asrv.NewStaticAgentCardHandler(s.agentCard(r)).ServeHTTP(w, r)
 		})
 		mux.Handle("/{$}", s.guard(a2asrv.NewJSONRPCHandler(patient{h})))
-		s.handler = mux
+		s.handler = s.deadline(mux)
 	})
 }
 
@@ -131,8 +151,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.init()
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 30 * time.Second,
+		ReadHeaderTimeout: dur(s.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:       dur(s.KeepAlive, DefaultKeepAlive),
 		ErrorLog:          log.New(io.Discard, "", 0),
+		ConnContext:       s.connContext,
+		ConnState:         s.connState,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -213,35 +236,39 @@ func (s *Server) agentCard(r *http.Request) *a2a.AgentCard {
 	return card
 }
 
-// connKey marks a message/stream request's context with the request's own:
-// when the client goes away mid-stream, its task's turn is cancelled (the
-// SDK runs executions detached from the request).
-type connKey struct{}
+// streamKey marks a message/stream request's context with the request's
+// own: when the client goes away mid-stream, its task's turn is cancelled
+// (the SDK runs executions detached from the request).
+type streamKey struct{}
 
 // guard checks the bearer token and bounds the request, and remembers the
 // connection of a streaming request.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.Token)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="mm"`)
-				http.Error(w, "unauthorized: this agent needs Authorization: Bearer <its MM_A2A_TOKEN>", http.StatusUnauthorized)
-				return
-			}
+		if s.Token != "" && !s.authorised(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mm"`)
+			http.Error(w, "unauthorized: this agent needs Authorization: Bearer <its MM_A2A_TOKEN>", http.StatusUnauthorized)
+			return
+		}
+		if c, ok := r.Context().Value(connKey{}).(*conn); ok {
+			c.authorised.Store(true)
 		}
 		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequest))
+			body, release, err := s.readBody(w, r)
 			if err != nil {
-				http.Error(w, "request too large or unreadable", http.StatusRequestEntityTooLarge)
 				return
 			}
+			defer release()
+			// The body is read: a stream may last as long as its turn.
+			http.NewResponseController(w).SetReadDeadline(time.Time{})
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			var peek struct {
 				Method string `json:"method"`
 			}
-			if json.Unmarshal(body, &peek) == nil && peek.Method == "message/stream" {
-				r = r.WithContext(context.WithValue(r.Context(), connKey{}, r.Context()))
+			// (Only a body that names the method is decoded for it: a
+			// large one is decoded enough times by the SDK.)
+			if bytes.Contains(body, []byte("message/stream")) && json.Unmarshal(body, &peek) == nil && peek.Method == "message/stream" {
+				r = r.WithContext(context.WithValue(r.Context(), streamKey{}, r.Context()))
 			}
 		}
 		next.ServeHTTP(w, r)
@@ -322,11 +349,30 @@ func (s *Server) start(ctx context.Context, rc *a2asrv.RequestContext, q eventqu
 	s.turns.Add(1)
 	s.mu.Unlock()
 	go t.run()
-	if err := q.Write(ctx, a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, nil)); err != nil {
+	var first a2a.Event = a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, nil)
+	if len(prompt) > smallBody {
+		first = shortTask(info, rc.Message)
+	}
+	if err := q.Write(ctx, first); err != nil {
 		t.detach()
 		return err
 	}
 	return t.pump(ctx, q, watchOf(ctx))
+}
+
+// shortTask is the task of a large question, working, its history holding
+// the question clipped: the SDK copies a task whole at each of its events
+// and answers message/send with it, so a question of megabytes in its
+// history would be copied again and again (the turn has it whole).
+func shortTask(info taskRef, m *a2a.Message) *a2a.Task {
+	short := *m
+	short.Parts = a2a.ContentParts{a2a.TextPart{Text: wireClip(textOf(m.Parts), wirePiece)}}
+	now := time.Now()
+	return &a2a.Task{
+		ID: info.TaskID, ContextID: info.ContextID,
+		Status:  a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &now},
+		History: []*a2a.Message{&short},
+	}
 }
 
 // resume is a message on a task waiting for input: the answer to its
@@ -395,7 +441,7 @@ func (s *Server) cancelTask(ctx context.Context, rc *a2asrv.RequestContext, q ev
 }
 
 func watchOf(ctx context.Context) context.Context {
-	w, _ := ctx.Value(connKey{}).(context.Context)
+	w, _ := ctx.Value(streamKey{}).(context.Context)
 	return w
 }
 
@@ -481,10 +527,10 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 		var text strings.Builder
 		flush := func() error {
 			for text.Len() > 0 {
+				// Text that piled up while the client read slowly goes in
+				// several updates, each fitting the wire.
 				chunk := text.String()
-				if len(chunk) > maxChunk {
-					chunk = chunk[:runeCut(chunk, maxChunk)]
-				}
+				chunk = chunk[:wireCut(chunk, wirePiece)]
 				rest := text.String()[len(chunk):]
 				text.Reset()
 				text.WriteString(rest)
@@ -525,7 +571,8 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 				t.final, t.pumping = true, false
 				t.mu.Unlock()
 				if !t.streamed && t.resp.Answer != "" {
-					if err := q.Write(ctx, t.artifactEvent(t.resp.Answer)); err != nil {
+					text.WriteString(t.resp.Answer)
+					if err := flush(); err != nil {
 						return err
 					}
 				}
@@ -533,14 +580,7 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 				t.finish()
 				return err
 			default:
-				meta, ok := encodeEvent(it.ev)
-				if !ok {
-					continue
-				}
-				msg := agentText(t.info, eventText(it.ev))
-				ev := a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateWorking, msg)
-				ev.Metadata = map[string]any{EventKey: meta}
-				if err := q.Write(ctx, ev); err != nil {
+				if err := t.writeEvent(ctx, q, it.ev); err != nil {
 					return err
 				}
 			}
@@ -549,6 +589,30 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 			return err
 		}
 	}
+}
+
+// writeEvent writes what the turn showed besides its answer as status
+// updates: one, or several when its text (a nested agent's answer, a
+// notice) is longer than one fits on the wire.
+func (t *task) writeEvent(ctx context.Context, q eventqueue.Queue, ev orchestrator.Event) error {
+	pieces := []string{ev.Text}
+	if jsonLen(ev.Text) > wirePiece {
+		pieces = wirePieces(ev.Text, wirePiece)
+	}
+	for _, text := range pieces {
+		ev.Text = text
+		meta, ok := encodeEvent(ev)
+		if !ok {
+			return nil
+		}
+		msg := agentText(t.info, wireClip(eventText(ev), wirePiece))
+		up := a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateWorking, msg)
+		up.Metadata = map[string]any{EventKey: meta}
+		if err := q.Write(ctx, up); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *task) artifactEvent(text string) *a2a.TaskArtifactUpdateEvent {
@@ -569,10 +633,7 @@ func (t *task) artifactEvent(text string) *a2a.TaskArtifactUpdateEvent {
 // and ends this request's part (Final) until the client answers.
 func (t *task) questionEvent(p *pendingQuestion) *a2a.TaskStatusUpdateEvent {
 	msg := agentText(t.info, calls.ConsentQuestion(p.call))
-	cq := consentQuestion{Tool: p.call.Tool, Summary: p.call.Summary, CallID: p.call.ID, Path: p.call.Agent}
-	if json.Valid(p.call.Input) {
-		cq.Input = p.call.Input
-	}
+	cq := consentQuestion{Tool: p.call.Tool, Summary: p.call.Summary, CallID: p.call.ID, Path: p.call.Agent, Input: wireInputOf(p.call.Input)}
 	msg.Metadata = map[string]any{ConsentKey: toMap(cq)}
 	ev := a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateInputRequired, msg)
 	ev.Final = true
@@ -583,6 +644,7 @@ func (t *task) questionEvent(p *pendingQuestion) *a2a.TaskStatusUpdateEvent {
 // finalEvent is the task's end as its turn ended; t.finished is closed.
 func (t *task) finalEvent() *a2a.TaskStatusUpdateEvent {
 	state, out := t.end()
+	out.Error = wireClip(out.Error, wireField)
 	var msg *a2a.Message
 	if out.Error != "" {
 		msg = agentText(t.info, out.Error)
@@ -718,7 +780,7 @@ func mergeNested(items []item) []item {
 		nested := it.q == nil && !it.done && it.ev.Kind == orchestrator.Text && len(it.ev.Agent) > 0
 		if n := len(out); nested && n > 0 {
 			last := &out[n-1]
-			if last.q == nil && !last.done && last.ev.Kind == orchestrator.Text && slices.Equal(last.ev.Agent, it.ev.Agent) && len(last.ev.Text) < maxChunk {
+			if last.q == nil && !last.done && last.ev.Kind == orchestrator.Text && slices.Equal(last.ev.Agent, it.ev.Agent) && len(last.ev.Text) < wirePiece {
 				last.ev.Text += it.ev.Text
 				continue
 			}

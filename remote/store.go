@@ -2,7 +2,8 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,7 +18,10 @@ const keepFinished = 15 * time.Minute
 
 // store is the served agent's task store: the SDK's in-memory one keeps
 // every task forever, this one forgets finished tasks after keepFinished.
-// Tasks are kept as copies (the SDK changes the ones it saves).
+// Tasks are kept as copies (the SDK changes the ones it saves): copies of
+// their structure, not of their text, since the SDK saves the task at each
+// event — a copy of all its text each time would make a long answer's cost
+// grow with the square of its length.
 type store struct {
 	mu       sync.Mutex
 	tasks    map[a2a.TaskID]storedTask
@@ -26,7 +30,7 @@ type store struct {
 }
 
 type storedTask struct {
-	data     []byte    // the task, JSON
+	task     *a2a.Task
 	finished time.Time // zero while the task is not in a terminal state
 }
 
@@ -37,11 +41,7 @@ func newStore() *store {
 }
 
 func (s *store) Save(_ context.Context, task *a2a.Task) error {
-	data, err := json.Marshal(task)
-	if err != nil {
-		return err
-	}
-	st := storedTask{data: data}
+	st := storedTask{task: copyTask(task)}
 	if task.Status.State.Terminal() {
 		st.finished = time.Now()
 	}
@@ -69,11 +69,27 @@ func (s *store) Get(_ context.Context, id a2a.TaskID) (*a2a.Task, error) {
 	if !ok {
 		return nil, a2a.ErrTaskNotFound
 	}
-	var t a2a.Task
-	if err := json.Unmarshal(st.data, &t); err != nil {
-		return nil, err
+	return copyTask(st.task), nil
+}
+
+// copyTask copies what the SDK changes in a task it saved or got: the
+// task's own fields, its lists (artifacts' parts are appended to, history
+// grows) and its maps (metadata is merged into). The parts and messages
+// themselves are not changed once made, and are shared.
+func copyTask(t *a2a.Task) *a2a.Task {
+	c := *t
+	c.Metadata = maps.Clone(t.Metadata)
+	c.History = slices.Clone(t.History)
+	if t.Artifacts != nil {
+		c.Artifacts = make([]*a2a.Artifact, len(t.Artifacts))
+		for i, a := range t.Artifacts {
+			ac := *a
+			ac.Parts = slices.Clone(a.Parts)
+			ac.Metadata = maps.Clone(a.Metadata)
+			c.Artifacts[i] = &ac
+		}
 	}
-	return &t, nil
+	return &c
 }
 
 // sweep forgets the tasks finished more than lifetime ago; s.mu is held.

@@ -113,7 +113,7 @@ func (a *answer) pieces() []piece {
 			}
 		}
 	}
-	for _, p := range splitRunes(content, textPieceRunes) {
+	for _, p := range splitRunes(content, a.reply.textPiece()) {
 		out = append(out, piece{kind: pieceText, text: p})
 	}
 	for i, c := range a.calls {

@@ -90,6 +90,10 @@ type Reply struct {
 	Delay time.Duration `yaml:"delay"`
 	// ChunkDelay is waited between stream chunks, to make streaming visible.
 	ChunkDelay time.Duration `yaml:"chunkDelay"`
+	// TextPiece is the runes of text per stream chunk (default 4): a large
+	// one makes a long answer arrive in big deltas, as a fast server
+	// sends them, and in fewer chunks for a test to wait for.
+	TextPiece int `yaml:"textPiece"`
 	// WholeToolCalls sends all tool calls whole in a single chunk, as Ollama's
 	// /v1 endpoint does, instead of llama-server's name-then-fragments.
 	WholeToolCalls bool `yaml:"wholeToolCalls"`
@@ -374,4 +378,12 @@ func scalarJSON(b *bytes.Buffer, n *yaml.Node) error {
 	j, _ := json.Marshal(n.Value)
 	b.Write(j)
 	return nil
+}
+
+// textPiece is the runes of text per stream chunk.
+func (r *Reply) textPiece() int {
+	if r.TextPiece > 0 {
+		return r.TextPiece
+	}
+	return textPieceRunes
 }

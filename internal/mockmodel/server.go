@@ -656,7 +656,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, a *answer) {
 			}{p})
 		}
 	}
-	for _, p := range splitRunes(content, textPieceRunes) {
+	for _, p := range splitRunes(content, a.reply.textPiece()) {
 		deltas = append(deltas, struct {
 			Content string `json:"content"`
 		}{p})
