@@ -236,9 +236,12 @@ func (s *Server) agentCard(r *http.Request) *a2a.AgentCard {
 	return card
 }
 
-// streamKey marks a message/stream request's context with the request's
-// own: when the client goes away mid-stream, its task's turn is cancelled
-// (the SDK runs executions detached from the request).
+// streamKey marks the context of a request that waits for its task's
+// end — message/stream, and a blocking message/send — with the request's
+// own: when the client goes away mid-turn, its task's turn is cancelled
+// (the SDK runs executions detached from the request). A non-blocking
+// message/send is answered at once and its task goes on: it is not
+// marked.
 type streamKey struct{}
 
 // guard checks the bearer token and bounds the request, and remembers the
@@ -262,17 +265,41 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			// The body is read: a stream may last as long as its turn.
 			http.NewResponseController(w).SetReadDeadline(time.Time{})
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			var peek struct {
-				Method string `json:"method"`
-			}
-			// (Only a body that names the method is decoded for it: a
-			// large one is decoded enough times by the SDK.)
-			if bytes.Contains(body, []byte("message/stream")) && json.Unmarshal(body, &peek) == nil && peek.Method == "message/stream" {
+			if waitsForTheEnd(body) {
 				r = r.WithContext(context.WithValue(r.Context(), streamKey{}, r.Context()))
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// waitsForTheEnd says the request body is a message/stream, or a
+// message/send that blocks (the SDK's default: blocking unless the
+// configuration says false). Only a body that names one of the methods is
+// decoded for it: a large one is decoded enough times by the SDK.
+func waitsForTheEnd(body []byte) bool {
+	if !bytes.Contains(body, []byte("message/stream")) && !bytes.Contains(body, []byte("message/send")) {
+		return false
+	}
+	var peek struct {
+		Method string `json:"method"`
+		Params struct {
+			Configuration *struct {
+				Blocking *bool `json:"blocking"`
+			} `json:"configuration"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &peek) != nil {
+		return false
+	}
+	switch peek.Method {
+	case "message/stream":
+		return true
+	case "message/send":
+		c := peek.Params.Configuration
+		return c == nil || c.Blocking == nil || *c.Blocking
+	}
+	return false
 }
 
 func (s *Server) logf(format string, args ...any) {
