@@ -14,6 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2aclient"
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
+	"github.com/mm-agent/mm/internal/tracing"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -71,6 +72,7 @@ func (a *Agent) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard,
 		a2aclient.WithDefaultsDisabled(),
 		a2aclient.WithJSONRPCTransport(hc),
 	}
+	opts = append(opts, a2aclient.WithInterceptors(traceHeader{}))
 	if a.Token != "" {
 		opts = append(opts, a2aclient.WithInterceptors(&bearer{token: a.Token}))
 	}
@@ -579,5 +581,18 @@ type bearer struct {
 
 func (b *bearer) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
 	req.Meta["Authorization"] = []string{"Bearer " + b.token}
+	return ctx, nil
+}
+
+// traceHeader sends the relay's span as W3C traceparent with every call,
+// so that the agent's turn (mm -a2a) is the relay's child in one trace.
+type traceHeader struct {
+	a2aclient.PassthroughInterceptor
+}
+
+func (traceHeader) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
+	for k, v := range tracing.Inject(ctx) {
+		req.Meta[k] = []string{v}
+	}
 	return ctx, nil
 }

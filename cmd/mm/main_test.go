@@ -115,6 +115,8 @@ func TestScripts(t *testing.T) {
 			"freeport":  cmdFreeport,
 			"waitport":  cmdWaitport,
 			"noprocs":   cmdNoprocs,
+			// otlpreceiver: otlp_test.go
+			"otlpreceiver": cmdOtlpreceiver,
 		},
 	})
 }
