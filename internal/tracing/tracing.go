@@ -44,7 +44,7 @@ const (
 // collector may add to mm's exit. An asked agent's process flushes within
 // it too, while its asking mm waits for it, so both fit in the second the
 // contract allows.
-const StopBudget = 400 * time.Millisecond
+const StopBudget = 300 * time.Millisecond
 
 // flushBudget bounds the flush after each turn (in the background).
 const flushBudget = 2 * time.Second
@@ -110,6 +110,12 @@ func Setup(warn io.Writer) (stop func()) {
 	}
 }
 
+// Quiet drops the warning of lost spans: an asked agent's process, whose
+// asking mm exports to the same collector and says it once for both.
+func Quiet() {
+	warned.Store(true)
+}
+
 // exporter is the OTLP exporter OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL asks
 // for: http/protobuf by default, grpc. The exporters read the endpoint,
 // headers and timeout variables themselves. Retries are off: a collector
@@ -162,7 +168,9 @@ func FlushSoon() {
 		defer flushing.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), flushBudget)
 		defer cancel()
-		p.ForceFlush(ctx)
+		if err := p.ForceFlush(ctx); err != nil {
+			warnLost(err)
+		}
 	}()
 }
 
