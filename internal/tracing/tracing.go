@@ -69,9 +69,11 @@ func Content() bool { return content }
 // Setup builds the exporter when an endpoint variable is set, and returns
 // what flushes and stops it (within StopBudget) when mm ends. warn gets
 // the one warning of a collector that cannot be reached. Without the
-// variables it does nothing at all: no exporter, no connection.
+// variables (or with OTEL_SDK_DISABLED=true) it does nothing at all: no
+// exporter, no connection. It is called once, before any span starts.
 func Setup(warn io.Writer) (stop func()) {
-	if os.Getenv(EnvEndpoint) == "" && os.Getenv(EnvTracesEndpoint) == "" {
+	if os.Getenv(EnvEndpoint) == "" && os.Getenv(EnvTracesEndpoint) == "" ||
+		strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
 		return func() {}
 	}
 	warnOut = warn
