@@ -24,7 +24,8 @@ import (
 
 // Span is a span as a JSON line: ids in hex (parent "" for a root), the
 // resource's service.name beside the whole resource, the status code
-// (UNSET, OK, ERROR) and its message, the attributes, the duration.
+// (UNSET, OK, ERROR) and its message, the attributes, when it started
+// (Unix nanoseconds) and how long it took (milliseconds).
 type Span struct {
 	Trace    string         `json:"trace"`
 	Span     string         `json:"span"`
@@ -36,6 +37,7 @@ type Span struct {
 	Message  string         `json:"message"`
 	Attrs    map[string]any `json:"attrs"`
 	Resource map[string]any `json:"resource"`
+	Start    uint64         `json:"start"`
 	MS       float64        `json:"ms"`
 }
 
@@ -156,6 +158,7 @@ func Spans(ex *coltracepb.ExportTraceServiceRequest) []Span {
 					Status:   strings.TrimPrefix(s.GetStatus().GetCode().String(), "STATUS_CODE_"),
 					Message:  s.GetStatus().GetMessage(),
 					Attrs:    attrMap(s.Attributes),
+					Start:    s.StartTimeUnixNano,
 					MS:       float64(s.EndTimeUnixNano-s.StartTimeUnixNano) / 1e6,
 				})
 			}
