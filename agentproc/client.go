@@ -9,9 +9,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/mm-agent/mm/agentproc/agentpb"
+	"github.com/mm-agent/mm/internal/tracing"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -53,6 +55,11 @@ func (c client) ask(ctx context.Context, req relay.AskRequest) (resp relay.AskRe
 	defer consents.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The relay's span travels with the ask (W3C traceparent in the
+	// stream's metadata): the child's turn is its child in the same trace.
+	for k, v := range tracing.Inject(ctx) {
+		ctx = metadata.AppendToOutgoingContext(ctx, k, v)
+	}
 	stream, err := c.rpc.Ask(ctx, grpc.MaxCallRecvMsgSize(maxMsg), grpc.MaxCallSendMsgSize(maxMsg))
 	if err != nil {
 		return broken(ctx, req, "", err), ctx.Err() == nil

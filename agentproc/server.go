@@ -11,9 +11,11 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/mm-agent/mm/agentproc/agentpb"
 	"github.com/mm-agent/mm/internal/procs"
+	"github.com/mm-agent/mm/internal/tracing"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -125,6 +127,14 @@ func (s *server) Ask(stream agentpb.Agent_AskServer) error {
 	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		ctx = tracing.Extract(ctx, func(k string) string {
+			if v := md.Get(k); len(v) > 0 {
+				return v[0]
+			}
+			return ""
+		})
+	}
 	var sendMu sync.Mutex
 	send := func(d *agentpb.Down) error {
 		sendMu.Lock()

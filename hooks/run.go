@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mm-agent/mm/internal/tracing"
 )
 
 // Runner runs one agent's hooks. It is safe for concurrent use: the hooks
@@ -102,11 +104,14 @@ func (r *Runner) Run(ctx context.Context, in Input, target string) Result {
 		if event.TakesMatcher() && !h.Matches(target) {
 			continue
 		}
-		run, reply, err := r.runOne(ctx, h, &in, env)
+		hctx, span := tracing.Start(ctx, "mm.hook "+string(event), tracing.Internal,
+			tracing.String("mm.hook.event", string(event)), tracing.String("mm.hook.command", h.Command))
+		run, reply, err := r.runOne(hctx, h, &in, env)
 		run.Target = target
 		if err != nil {
 			run.Decision, run.Failure = "failed", err.Error()
 			res.Runs = append(res.Runs, run)
+			endSpan(span, run)
 			r.observe(run)
 			if h.OnError == Fail {
 				reason := "hook failed: " + run.Failure
@@ -123,6 +128,7 @@ func (r *Runner) Run(ctx context.Context, in Input, target string) Result {
 		}
 		run.Decision = decision(event, reply)
 		res.Runs = append(res.Runs, run)
+		endSpan(span, run)
 		r.observe(run)
 		switch reply.Action {
 		case "stop":
@@ -177,6 +183,25 @@ func (r *Runner) Complete(in Input) Input {
 		in.Asked = &Asked{Depth: r.Depth}
 	}
 	return in
+}
+
+// endSpan records a run on its span: the decision, the target it
+// matched, and the failure as the span's error.
+func endSpan(span *tracing.Span, run Run) {
+	if span == nil {
+		return
+	}
+	span.Set(tracing.String("mm.hook.decision", run.Decision))
+	if run.Target != "" {
+		span.Set(tracing.String("mm.hook.target", run.Target))
+	}
+	if run.Failure != "" {
+		span.Set(tracing.String("mm.hook.failure", run.Failure), tracing.String("mm.hook.on_error", string(run.OnError)))
+		span.Fail(run.Failure)
+	} else {
+		span.OK()
+	}
+	span.End()
 }
 
 func (r *Runner) observe(run Run) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mm-agent/mm/hooks"
 	"github.com/mm-agent/mm/internal/model"
+	"github.com/mm-agent/mm/internal/tracing"
 )
 
 // Session is one conversation with an agent: the history the model reads,
@@ -86,6 +87,10 @@ func (s *Session) Generate(ctx context.Context, prompt string, show func(Event),
 	}
 	t := &turn{s: s, show: show, consent: consent}
 	a := s.Agent
+	ctx, span := tracing.Start(ctx, "mm.turn", tracing.Internal,
+		tracing.String("gen_ai.operation.name", "invoke_agent"), tracing.String("mm.model", a.ModelRef))
+	span.SetContent(tracing.String("mm.turn.prompt", prompt))
+	defer func() { endTurnSpan(span, res) }()
 	t.compactIfNeeded(ctx, prompt)
 	t.before = len(s.History)
 	defer func() {
@@ -122,6 +127,31 @@ func (s *Session) Generate(ctx context.Context, prompt string, show func(Event),
 	}
 	t.post(ctx, prompt)
 	return t.res
+}
+
+// endTurnSpan records how the turn ended on its span and ends it; the
+// spans of the turn are then sent without waiting for the batch timer.
+func endTurnSpan(span *tracing.Span, res TurnResult) {
+	if span == nil {
+		return
+	}
+	span.Set(tracing.Int("gen_ai.usage.input_tokens", res.Usage.PromptTokens),
+		tracing.Int("gen_ai.usage.output_tokens", res.Usage.CompletionTokens),
+		tracing.Int("mm.turn.tool_calls", len(res.Ran)))
+	if res.Stopped {
+		span.Set(tracing.Bool("mm.turn.stopped", true))
+	}
+	if res.CutOff != "" {
+		span.Set(tracing.String("mm.turn.cut_off", res.CutOff))
+	}
+	span.SetContent(tracing.String("mm.turn.answer", res.Answer))
+	if res.Err != nil {
+		span.Error(res.Err)
+	} else {
+		span.OK()
+	}
+	span.End()
+	tracing.FlushSoon()
 }
 
 // compactIfNeeded compresses the history before the turn when the history
@@ -500,14 +530,21 @@ func twinRanks(calls []model.ToolCall) []int {
 // after each call that ran: not after a call preToolCall denied, consent
 // refused, or whose own hook (preAsk) denied what it was to do. It
 // returns what the model reads.
-func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) string {
+func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) (out string) {
 	a := t.s.Agent
-	tool := a.tool(c.Function.Name)
-	if tool == nil {
-		return Failure(fmt.Sprintf("unknown tool %q", c.Function.Name)).Output
-	}
 	name := c.Function.Name
+	ctx, span := tracing.Start(ctx, "execute_tool "+name, tracing.Internal,
+		tracing.String("gen_ai.operation.name", "execute_tool"), tracing.String("gen_ai.tool.name", name),
+		tracing.String("gen_ai.tool.call.id", c.ID))
+	st, why := "ok", ""
+	defer func() { endToolSpan(span, st, why, out) }()
+	tool := a.tool(name)
+	if tool == nil {
+		st, why = "failed", fmt.Sprintf("unknown tool %q", name)
+		return Failure(why).Output
+	}
 	input := argsValue(c.Function.Arguments)
+	span.SetContent(tracing.String("gen_ai.tool.call.arguments", string(input)))
 
 	pre := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PreToolCall, Tool: &hooks.Tool{ID: c.ID, Name: name, Input: input}}, name)
 	t.hookRuns(pre.Runs)
@@ -519,15 +556,21 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) strin
 	if pre.Deny {
 		out := hooks.DeniedOutput(pre.Reason)
 		t.emit(Event{Kind: ToolDenied, Call: call, Reason: pre.Reason, Output: out, Status: Denied})
+		st, why = "denied", "denied by a hook: "+pre.Reason
 		return out
 	}
 	if ctx.Err() != nil {
+		st, why = "cancelled", "cancelled"
 		return CancelledOutput
 	}
 	t.emit(Event{Kind: ToolStart, Call: call})
 	if !a.Yolo {
 		if res, ok := t.allowed(ctx, call); !ok {
 			t.emit(Event{Kind: ToolEnd, Call: call, Output: res.Output, Status: res.Status})
+			st, why = "refused", "refused: "+res.Output
+			if res.Status == Cancelled {
+				st, why = "cancelled", "cancelled"
+			}
 			return res.Output
 		}
 	}
@@ -551,13 +594,37 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) strin
 		t.res.Ran = slices.DeleteFunc(t.res.Ran, func(r Call) bool { return r.ID == call.ID })
 		t.mu.Unlock()
 		t.emit(Event{Kind: ToolDenied, Call: call, Reason: res.Reason, Output: res.Output, Status: Denied})
+		st, why = "denied", "denied by a hook: "+res.Reason
 		return res.Output
 	}
 	t.emit(Event{Kind: ToolEnd, Call: call, Output: res.Output, Summary: res.Summary, Status: res.Status})
+	switch res.Status {
+	case Failed:
+		st, why = "failed", "the tool could not do its work" // its output is content
+	case Cancelled:
+		st, why = "cancelled", "cancelled"
+	}
 
 	post := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PostToolCall, Tool: &hooks.Tool{ID: c.ID, Name: name, Input: call.Input}, Output: res.Output}, name)
 	t.hookRuns(post.Runs)
 	return hooks.WithContexts(res.Output, post.Contexts)
+}
+
+// endToolSpan ends a tool call's span: mm.tool.status is ok, failed,
+// denied (by a hook), refused (consent) or cancelled, and every status but
+// ok is the span's error, why its description.
+func endToolSpan(span *tracing.Span, status, why, out string) {
+	if span == nil {
+		return
+	}
+	span.Set(tracing.String("mm.tool.status", status))
+	span.SetContent(tracing.String("gen_ai.tool.call.result", out))
+	if status == "ok" {
+		span.OK()
+	} else {
+		span.Fail(why)
+	}
+	span.End()
 }
 
 // allowed asks whether call may run; when it may not, the result says why.

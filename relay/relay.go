@@ -26,6 +26,7 @@ import (
 
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/hooks"
+	"github.com/mm-agent/mm/internal/tracing"
 	"github.com/mm-agent/mm/orchestrator"
 )
 
@@ -246,7 +247,12 @@ type Result struct {
 var ErrDepth = errors.New("ask depth limit reached")
 
 // Ask runs one relay: preAsk, the asked agent's turn, postAsk.
-func (r *Relay) Ask(ctx context.Context, req Request) Result {
+func (r *Relay) Ask(ctx context.Context, req Request) (res Result) {
+	ctx, span := tracing.Start(ctx, "mm.ask "+req.Agent, tracing.Client,
+		tracing.String("mm.ask.agent", req.Agent), tracing.String("mm.ask.via", string(req.Via)),
+		tracing.Int("mm.ask.depth", r.Depth+1), tracing.Bool("mm.ask.with_context", req.WithContext))
+	span.SetContent(tracing.String("mm.ask.question", req.Question))
+	defer func() { endSpan(span, res) }()
 	show := req.Show
 	if show == nil {
 		show = func(orchestrator.Event) {}
@@ -268,7 +274,6 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	if req.WithContext {
 		ask.Transcript = req.Transcript
 	}
-	var res Result
 	pre := r.Hooks.Run(ctx, hooks.Input{Event: hooks.PreAsk, Ask: ask}, req.Agent)
 	r.showRuns(pre.Runs, show)
 	if pre.Deny {
@@ -344,6 +349,30 @@ func (r *Relay) Ask(ctx context.Context, req Request) Result {
 	}
 	res.Answer = hooks.WithContexts(res.Answer, post.Contexts)
 	return res
+}
+
+// endSpan records how a relay ended on its span: mm.ask.status is
+// answered, failed, cancelled, maxSteps, cutOff or denied (by a preAsk
+// hook), and every status but answered is the span's error.
+func endSpan(span *tracing.Span, res Result) {
+	if span == nil {
+		return
+	}
+	status := res.Status.String()
+	if res.Denied {
+		status = "denied"
+	}
+	span.Set(tracing.String("mm.ask.status", status))
+	span.SetContent(tracing.String("mm.ask.answer", res.Answer))
+	switch {
+	case res.Denied:
+		span.Fail("denied by a hook: " + res.Reason)
+	case res.Err != nil:
+		span.Fail(status + ": " + res.Err.Error())
+	default:
+		span.OK()
+	}
+	span.End()
 }
 
 // pathConsent puts an asked agent's consent questions through c, each

@@ -14,6 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2aclient"
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
+	"github.com/mm-agent/mm/internal/tracing"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -82,6 +83,9 @@ func (a *Agent) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard,
 			func(_ context.Context, url string, _ *a2a.AgentCard) (a2aclient.Transport, error) {
 				return newStreamTransport(url, hc), nil
 			})),
+		// The relay's span as W3C traceparent on every call, so that the
+		// agent's turn (mm -a2a) is the relay's child in one trace.
+		a2aclient.WithInterceptors(traceHeader{}),
 	}
 	c, err := a2aclient.NewFromCard(ctx, card, opts...)
 	if err != nil {
@@ -618,4 +622,17 @@ func (a *Agent) refused(se *statusError) string {
 		hint = "check the token in " + a.TokenEnv
 	}
 	return fmt.Sprintf("the agent at %s refused the request (%s): %s", a.URL, se, hint)
+}
+
+// traceHeader sends the relay's span as W3C traceparent with every call,
+// so that the agent's turn (mm -a2a) is the relay's child in one trace.
+type traceHeader struct {
+	a2aclient.PassthroughInterceptor
+}
+
+func (traceHeader) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
+	for k, v := range tracing.Inject(ctx) {
+		req.Meta[k] = []string{v}
+	}
+	return ctx, nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mm-agent/mm/internal/calls"
+	"github.com/mm-agent/mm/internal/tracing"
 
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
@@ -269,6 +270,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				r = r.WithContext(context.WithValue(r.Context(), streamKey{}, r.Context()))
 			}
 		}
+		// The asking agent's span, when it sent one, is the parent of the
+		// task's turn (start adopts it).
+		r = r.WithContext(tracing.Extract(r.Context(), r.Header.Get))
 		next.ServeHTTP(w, r)
 	})
 }
@@ -371,7 +375,7 @@ func (s *Server) start(ctx context.Context, rc *a2asrv.RequestContext, q eventqu
 		started: time.Now(), finished: make(chan struct{}), pumping: true,
 		box: newMailbox(),
 	}
-	t.ctx, t.cancel = context.WithCancel(s.base)
+	t.ctx, t.cancel = context.WithCancel(tracing.Adopt(s.base, ctx))
 	s.tasks[info.TaskID] = t
 	s.turns.Add(1)
 	s.mu.Unlock()

@@ -65,6 +65,13 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "build mockmodel:", err)
 		return 1
 	}
+	// The standalone OTLP receiver, for the traces how-to's commands.
+	build = exec.Command("go", "build", "-o", filepath.Join(dir, "otlpreceiver"), "../otlpreceiver")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build otlpreceiver:", err)
+		return 1
+	}
 	// mm as `go run ./cmd/mm` builds it in a clone (version "dev"), for the
 	// scripts that run the docs' go run commands (testdata/gorun/go).
 	build = exec.Command("go", "build", "-o", filepath.Join(dir, "gorun", "mm"), "-buildvcs=false", ".")
@@ -122,6 +129,8 @@ func TestScripts(t *testing.T) {
 			"freeport":  cmdFreeport,
 			"waitport":  cmdWaitport,
 			"noprocs":   cmdNoprocs,
+			// otlpreceiver: otlp_test.go
+			"otlpreceiver": cmdOtlpreceiver,
 		},
 	})
 }

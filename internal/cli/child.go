@@ -14,6 +14,7 @@ import (
 	"github.com/mm-agent/mm/agentproc"
 	"github.com/mm-agent/mm/config"
 	"github.com/mm-agent/mm/internal/agent"
+	"github.com/mm-agent/mm/internal/tracing"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -28,6 +29,9 @@ func newCmdServeAgent(ios *IOStreams, opts *rootOptions) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The asking mm exports to the same collector: it says alone
+			// that spans were lost.
+			tracing.Quiet()
 			// Nothing may reach stdout before the handshake: problems are
 			// reported to the asking agent as failed asks.
 			env, err := agent.ReadEnv(os.Environ(), executable())

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mm-agent/mm/internal/termtext"
+	"github.com/mm-agent/mm/internal/tracing"
 )
 
 // Exit codes of the contract.
@@ -73,7 +74,12 @@ var errInterrupted = &exitError{code: exitInterrupted}
 
 // Main runs mm with the process's arguments and returns its exit code.
 func Main() int {
-	return Run(context.Background(), os.Args[1:], System())
+	// Traces are exported only with the OTEL_* endpoint variables set; the
+	// last flush is bounded, so that mm ends within a second of its work.
+	stop := tracing.Setup(os.Stderr)
+	code := Run(context.Background(), os.Args[1:], System())
+	stop()
+	return code
 }
 
 // Run runs mm with args and returns its exit code.

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mm-agent/mm/internal/tracing"
 )
 
 // Client talks to one OpenAI-compatible server. It holds no connection
@@ -143,7 +145,18 @@ func retryWait(n int) time.Duration { return time.Second << (n - 1) }
 // whole (not streaming), so a caller can show it while the model works.
 // Errors are *Error, except ctx.Err() itself when ctx ends first; with an
 // error, the Reply holds what had arrived.
-func (c *Client) Chat(ctx context.Context, req Request, onText func(delta string)) (Reply, error) {
+func (c *Client) Chat(ctx context.Context, req Request, onText func(delta string)) (rep Reply, err error) {
+	ctx, span := tracing.Start(ctx, "chat "+req.Model, tracing.Client,
+		tracing.String("gen_ai.operation.name", "chat"), tracing.String("gen_ai.provider.name", c.Provider),
+		tracing.String("gen_ai.request.model", req.Model), tracing.String("server.address", c.BaseURL))
+	if span != nil {
+		if tracing.Content() {
+			if b, err := json.Marshal(req.Messages); err == nil {
+				span.SetContent(tracing.String("gen_ai.input.messages", string(b)))
+			}
+		}
+		defer func() { endChatSpan(span, rep, err) }()
+	}
 	base := strings.TrimRight(c.BaseURL, "/")
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Reply{}, newError(0, "invalid model server URL "+strconv.Quote(c.BaseURL)+": it must look like http://host:port/v1")
@@ -172,6 +185,32 @@ func (c *Client) Chat(ctx context.Context, req Request, onText func(delta string
 		case <-t.C:
 		}
 	}
+}
+
+// endChatSpan records a model request's outcome in the GenAI conventions'
+// terms: the finish reason, the tokens the server counted, the error.
+func endChatSpan(span *tracing.Span, rep Reply, err error) {
+	if rep.FinishReason != "" {
+		span.Set(tracing.StringSlice("gen_ai.response.finish_reasons", []string{rep.FinishReason}))
+	}
+	if rep.Usage != nil {
+		span.Set(tracing.Int("gen_ai.usage.input_tokens", rep.Usage.PromptTokens),
+			tracing.Int("gen_ai.usage.output_tokens", rep.Usage.CompletionTokens))
+	}
+	if len(rep.ToolCalls) > 0 {
+		span.Set(tracing.Int("mm.response.tool_calls", len(rep.ToolCalls)))
+	}
+	if tracing.Content() {
+		if b, err := json.Marshal(Message{Role: "assistant", Content: rep.Content, ToolCalls: rep.ToolCalls}); err == nil {
+			span.SetContent(tracing.String("gen_ai.output.messages", "["+string(b)+"]"))
+		}
+	}
+	if err != nil {
+		span.Error(err)
+	} else {
+		span.OK()
+	}
+	span.End()
 }
 
 // send makes one attempt. A 429 or 503 comes back as the error it would
