@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -171,5 +172,35 @@ func TestNewNoTempDir(t *testing.T) {
 	_, err := New(context.Background(), Policy{Mode: Workspace}, dir)
 	if err == nil || !strings.Contains(err.Error(), "the temp directory "+tmp+"/missing") {
 		t.Errorf("no temp directory: %v", err)
+	}
+}
+
+// A protected directory above the session directory (a config's folder
+// that holds the project): it is read-only, and the session directory in
+// it writable again; write_file follows the same rule.
+func TestProtectedAncestor(t *testing.T) {
+	needBwrap(t)
+	top, _ := filepath.EvalSymlinks(t.TempDir())
+	dir := filepath.Join(top, "proj")
+	touch(t, filepath.Join(top, "agent.yaml"))
+	touch(t, filepath.Join(dir, "hooks", "guard.sh"))
+	s, err := New(t.Context(), Policy{Mode: Workspace}, dir, top, filepath.Join(dir, "hooks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, code := run(t, s, dir, "touch ../planted.py; touch inside.txt && echo x > hooks/guard.sh")
+	if code == 0 || !strings.Contains(out, "planted.py': Read-only file system") || !strings.Contains(out, "hooks/guard.sh: Read-only file system") {
+		t.Errorf("bash: %q (exit %d)", out, code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "inside.txt")); err != nil {
+		t.Errorf("the session directory is not writable: %v", err)
+	}
+	f := s.Files(dir)
+	if err := f.Check(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Errorf("write_file in the session directory: %v", err)
+	}
+	var pe *ProtectedError
+	if err := f.Check(filepath.Join(dir, "hooks", "guard.sh")); err == nil || !errors.As(err, &pe) {
+		t.Errorf("write_file on the guard: %v, want it protected", err)
 	}
 }
