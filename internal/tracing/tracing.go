@@ -96,11 +96,14 @@ func Setup(warn io.Writer) (stop func()) {
 		sdktrace.WithResource(res))
 	tracer = provider.Tracer("github.com/mm-agent/mm")
 	content = strings.EqualFold(strings.TrimSpace(os.Getenv(EnvContent)), "true")
+	p := provider
 	return func() {
 		done := make(chan error, 1)
 		ctx, cancel := context.WithTimeout(context.Background(), StopBudget)
 		defer cancel()
-		go func() { done <- provider.Shutdown(ctx) }()
+		// The shutdown may outlive the budget: it holds its own provider,
+		// not the package's, which may be replaced meanwhile (tests).
+		go func() { done <- p.Shutdown(ctx) }()
 		select {
 		case err := <-done:
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,7 +77,7 @@ func TestStopBoundedWithHungCollector(t *testing.T) {
 		}
 	}()
 	t.Setenv(EnvEndpoint, "http://"+ln.Addr().String())
-	var warn bytes.Buffer
+	var warn lockedBuffer // the warning is written from the exporter's goroutine
 	stop := Setup(&warn)
 	defer func() { provider = nil; warned.Store(false) }()
 	_, span := Start(context.Background(), "mm.turn", Internal)
@@ -89,4 +90,23 @@ func TestStopBoundedWithHungCollector(t *testing.T) {
 	if n := strings.Count(warn.String(), "spans were lost"); n != 1 {
 		t.Fatalf("%d warnings: %q", n, warn.String())
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader on two
+// goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
