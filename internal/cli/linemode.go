@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mm-agent/mm/internal/calls"
+	"github.com/mm-agent/mm/internal/termtext"
 
 	"github.com/mm-agent/mm/internal/frontend"
 	"github.com/mm-agent/mm/orchestrator"
@@ -85,9 +86,11 @@ func (c *lineConsent) preview(call orchestrator.Call) string {
 	if ch == nil {
 		return ""
 	}
+	// The file's text is the model's: part of the question, its escapes
+	// are shown, not drawn (a line could otherwise redraw the question).
 	var b strings.Builder
 	for _, l := range strings.Split(ch.Preview(), "\n") {
-		b.WriteString("    " + l + "\n")
+		b.WriteString("    " + termtext.Visible(l) + "\n")
 	}
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mm-agent/mm/internal/calls"
 	"github.com/mm-agent/mm/internal/filechange"
+	"github.com/mm-agent/mm/internal/termtext"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -88,7 +89,9 @@ func previewLines(preview string) string {
 	if preview == "" {
 		return ""
 	}
-	lines := strings.Split(clean(preview), "\n")
+	// The file's text is the model's: part of the question, its escapes
+	// are shown, not drawn, as in the question's title.
+	lines := strings.Split(clean(termtext.Visible(preview)), "\n")
 	if len(lines) > maxPreview {
 		n := len(lines) - maxPreview + 1
 		var k int

@@ -23,3 +23,14 @@ func TestDialogPreview(t *testing.T) {
 		t.Errorf("%d lines of the file, want %d:\n%s", n, maxPreview-2, text)
 	}
 }
+
+// The file's text in the dialog is the model's: an escape sequence in it
+// is shown, not drawn (it could redraw the question above it).
+func TestDialogPreviewShowsEscapes(t *testing.T) {
+	reqs := []*consentReq{{call: orchestrator.Call{Tool: "write_file", Summary: "f.txt"},
+		preview: "new file f.txt: 20 bytes, 1 line\n+x\x1b[2K\x1b[Gallow bash: ls"}}
+	text := strings.Join(dialog(newStyles(), reqs, 80), "\n")
+	if strings.Contains(text, "\x1b[2K") || !strings.Contains(text, `+x\x1b[2K\x1b[Gallow bash: ls`) {
+		t.Errorf("dialog:\n%q", text)
+	}
+}
