@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/mm-agent/mm/internal/sessions"
+	"github.com/mm-agent/mm/internal/termtext"
 )
 
 // sessionFlags counts the flags that choose the session: --session,
@@ -106,7 +107,7 @@ func (o *rootOptions) listSessions() error {
 		return nil
 	}
 	for _, s := range kept {
-		fmt.Fprintf(o.io.Out, "%s  %s  %s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.First)
+		fmt.Fprintf(o.io.Out, "%s  %s  %s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), termtext.Clean(s.First)) // a file on disk: nothing in it draws on the terminal
 	}
 	fmt.Fprintln(o.io.Err, "mm: mm --resume <id> resumes one; mm --continue the first")
 	return nil
