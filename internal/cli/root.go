@@ -163,6 +163,7 @@ func (o *rootOptions) start(ctx context.Context, m mode) (*app, error) {
 	if sessionPath != "" && m != modeAsk && m != modeEditor {
 		f, history, err := sessionfile.Open(sessionPath)
 		if err != nil {
+			kept.discardIfEmpty()
 			closeLog()
 			return nil, &exitError{exitFailure, "mm: session file: " + err.Error()}
 		}
@@ -181,6 +182,7 @@ func (o *rootOptions) start(ctx context.Context, m mode) (*app, error) {
 		if opened != nil {
 			opened.File.Close()
 		}
+		kept.discardIfEmpty() // a start that failed keeps no session
 		closeLog()
 		return nil, err
 	}

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/mm-agent/mm/internal/sessions"
@@ -82,7 +84,8 @@ func (k *keptSession) discardIfEmpty() {
 	if k == nil || !k.fresh {
 		return
 	}
-	if st, err := os.Stat(k.path); err == nil && st.Size() == 0 {
+	// Empty, or never made (a start that failed before it): nothing kept.
+	if st, err := os.Stat(k.path); errors.Is(err, fs.ErrNotExist) || err == nil && st.Size() == 0 {
 		sessions.Discard(k.dir, k.id)
 	}
 }
