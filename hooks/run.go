@@ -104,8 +104,7 @@ func (r *Runner) Run(ctx context.Context, in Input, target string) Result {
 		if event.TakesMatcher() && !h.Matches(target) {
 			continue
 		}
-		hctx, span := tracing.Start(ctx, "mm.hook "+string(event), tracing.Internal,
-			tracing.String("mm.hook.event", string(event)), tracing.String("mm.hook.command", h.Command))
+		hctx, span := startSpan(ctx, event, h)
 		run, reply, err := r.runOne(hctx, h, &in, env)
 		run.Target = target
 		if err != nil {
@@ -183,6 +182,20 @@ func (r *Runner) Complete(in Input) Input {
 		in.Asked = &Asked{Depth: r.Depth}
 	}
 	return in
+}
+
+// startSpan is the span of one hook run: none, at no cost, with tracing
+// off (a hook run is the product's hot path). A URL hook is named by its
+// URL, a command hook by its command.
+func startSpan(ctx context.Context, event Event, h Hook) (context.Context, *tracing.Span) {
+	if !tracing.On() {
+		return ctx, nil
+	}
+	which := tracing.String("mm.hook.command", h.Command)
+	if h.URL != "" {
+		which = tracing.String("mm.hook.url", h.URL)
+	}
+	return tracing.Start(ctx, "mm.hook "+string(event), tracing.Internal, tracing.String("mm.hook.event", string(event)), which)
 }
 
 // endSpan records a run on its span: the decision, the target it
