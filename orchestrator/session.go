@@ -544,7 +544,9 @@ func (t *turn) middleware(ctx context.Context, c model.ToolCall, twin int) (out 
 		return Failure(why).Output
 	}
 	input := argsValue(c.Function.Arguments)
-	span.SetContent(tracing.String("gen_ai.tool.call.arguments", string(input)))
+	if tracing.Content() { // the arguments are not copied for a span that will not keep them
+		span.SetContent(tracing.String("gen_ai.tool.call.arguments", string(input)))
+	}
 
 	pre := a.Hooks.Run(ctx, hooks.Input{Event: hooks.PreToolCall, Tool: &hooks.Tool{ID: c.ID, Name: name, Input: input}}, name)
 	t.hookRuns(pre.Runs)
