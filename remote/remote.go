@@ -303,11 +303,4 @@ func flatKeep(s string) string {
 }
 
 // flatLine is clean(s) with its newlines and tabs as spaces.
-func flatLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return ' '
-		}
-		return r
-	}, clean(s))
-}
+func flatLine(s string) string { return flatKeep(clean(s)) }
