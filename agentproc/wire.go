@@ -34,67 +34,71 @@ func fromEvent(e *agentpb.Event) orchestrator.Event {
 	return ev
 }
 
-// toolStatuses pairs each tool call status with its wire value.
-var toolStatuses = []struct {
-	status orchestrator.Status
-	wire   agentpb.ToolStatus
-}{
-	{orchestrator.OK, agentpb.ToolStatus_OK},
-	{orchestrator.Failed, agentpb.ToolStatus_FAILED},
-	{orchestrator.Denied, agentpb.ToolStatus_DENIED},
-	{orchestrator.NoOneToAsk, agentpb.ToolStatus_NO_ONE_TO_ASK},
-	{orchestrator.Cancelled, agentpb.ToolStatus_CANCELLED},
+// mapping pairs each value of the domain with its value on the wire; a
+// value either side does not know (a newer peer) maps to the failure.
+type mapping[D, W comparable] struct {
+	pairs   []pair[D, W]
+	dFailed D
+	wFailed W
 }
 
-func toToolStatus(s orchestrator.Status) agentpb.ToolStatus {
-	for _, p := range toolStatuses {
-		if p.status == s {
-			return p.wire
+type pair[D, W comparable] struct {
+	d D
+	w W
+}
+
+func (m mapping[D, W]) toWire(d D) W {
+	for _, p := range m.pairs {
+		if p.d == d {
+			return p.w
 		}
 	}
-	return agentpb.ToolStatus_FAILED
+	return m.wFailed
 }
 
-func fromToolStatus(w agentpb.ToolStatus) orchestrator.Status {
-	for _, p := range toolStatuses {
-		if p.wire == w {
-			return p.status
+func (m mapping[D, W]) fromWire(w W) D {
+	for _, p := range m.pairs {
+		if p.w == w {
+			return p.d
 		}
 	}
-	return orchestrator.Failed
+	return m.dFailed
 }
 
-// outcomes pairs each relay status with its wire value.
-var outcomes = []struct {
-	status relay.Status
-	wire   agentpb.Outcome_Status
-}{
-	{relay.Answered, agentpb.Outcome_ANSWERED},
-	{relay.Failed, agentpb.Outcome_FAILED},
-	{relay.Cancelled, agentpb.Outcome_CANCELLED},
-	{relay.MaxSteps, agentpb.Outcome_MAX_STEPS},
-	{relay.CutOff, agentpb.Outcome_CUT_OFF},
+// toolStatuses maps each tool call status to its wire value.
+var toolStatuses = mapping[orchestrator.Status, agentpb.ToolStatus]{
+	pairs: []pair[orchestrator.Status, agentpb.ToolStatus]{
+		{orchestrator.OK, agentpb.ToolStatus_OK},
+		{orchestrator.Failed, agentpb.ToolStatus_FAILED},
+		{orchestrator.Denied, agentpb.ToolStatus_DENIED},
+		{orchestrator.NoOneToAsk, agentpb.ToolStatus_NO_ONE_TO_ASK},
+		{orchestrator.Cancelled, agentpb.ToolStatus_CANCELLED},
+	},
+	dFailed: orchestrator.Failed, wFailed: agentpb.ToolStatus_FAILED,
+}
+
+func toToolStatus(s orchestrator.Status) agentpb.ToolStatus   { return toolStatuses.toWire(s) }
+func fromToolStatus(w agentpb.ToolStatus) orchestrator.Status { return toolStatuses.fromWire(w) }
+
+// outcomes maps each relay status to its wire value.
+var outcomes = mapping[relay.Status, agentpb.Outcome_Status]{
+	pairs: []pair[relay.Status, agentpb.Outcome_Status]{
+		{relay.Answered, agentpb.Outcome_ANSWERED},
+		{relay.Failed, agentpb.Outcome_FAILED},
+		{relay.Cancelled, agentpb.Outcome_CANCELLED},
+		{relay.MaxSteps, agentpb.Outcome_MAX_STEPS},
+		{relay.CutOff, agentpb.Outcome_CUT_OFF},
+	},
+	dFailed: relay.Failed, wFailed: agentpb.Outcome_FAILED,
 }
 
 // toOutcome is how an asked agent's turn ended, as the child sends it.
 func toOutcome(r relay.AskResponse) *agentpb.Outcome {
-	o := &agentpb.Outcome{Answer: r.Answer, Error: r.Error, CutOff: r.CutOff, Status: agentpb.Outcome_FAILED}
-	for _, p := range outcomes {
-		if p.status == r.Status {
-			o.Status = p.wire
-		}
-	}
-	return o
+	return &agentpb.Outcome{Status: outcomes.toWire(r.Status), Answer: r.Answer, Error: r.Error, CutOff: r.CutOff}
 }
 
 // fromOutcome is the child's Outcome as the relay types it; a status this
 // side does not know (a newer child) is a failure.
 func fromOutcome(o *agentpb.Outcome) relay.AskResponse {
-	r := relay.AskResponse{Status: relay.Failed, Answer: o.Answer, Error: o.Error, CutOff: o.CutOff}
-	for _, p := range outcomes {
-		if p.wire == o.Status {
-			r.Status = p.status
-		}
-	}
-	return r
+	return relay.AskResponse{Status: outcomes.fromWire(o.Status), Answer: o.Answer, Error: o.Error, CutOff: o.CutOff}
 }
