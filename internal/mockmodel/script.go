@@ -46,6 +46,13 @@ type Script struct {
 	// name). Without it the server lists one model, "scripted", and
 	// answers any.
 	Models []Model `yaml:"models"`
+	// Slots is how many chat requests the server works on at once; the
+	// others wait their turn, as behind Ollama's OLLAMA_NUM_PARALLEL or
+	// llama-server's --parallel (a machine with one GPU answers one
+	// request at a time). 0: no limit. The benchmark of agents behind a
+	// load balancer needs it: with no limit, one backend is as fast as
+	// three.
+	Slots int `yaml:"slots"`
 }
 
 // Model is one model of the server, as the server runs it.
@@ -203,6 +210,9 @@ func ParseScript(data []byte) (*Script, error) {
 	}
 	if s.Profile != "" && profiles[s.Profile] == nil {
 		return nil, fmt.Errorf("script: profile %q: want one of %s", s.Profile, strings.Join(ProfileNames(), ", "))
+	}
+	if s.Slots < 0 {
+		return nil, errors.New("script: slots must not be negative")
 	}
 	seen := map[string]bool{}
 	for i, m := range s.Models {

@@ -51,6 +51,8 @@ type Server struct {
 	n        int        // requests numbered so far
 	requests []Recorded
 
+	slots chan struct{} // a token a request being answered; nil: no limit
+
 	startMu   sync.Mutex
 	ln        net.Listener
 	hs        *http.Server
@@ -68,7 +70,7 @@ func New(s *Script, recordPath string) *Server {
 	sc := &Script{}
 	var bad []error
 	if s != nil {
-		sc.Profile = s.Profile
+		sc.Profile, sc.Slots = s.Profile, s.Slots
 		sc.Models = append([]Model(nil), s.Models...)
 		sc.Replies = append([]Reply(nil), s.Replies...)
 		bad = make([]error, len(sc.Replies))
@@ -82,7 +84,12 @@ func New(s *Script, recordPath string) *Server {
 			}
 		}
 	}
+	var slots chan struct{}
+	if sc.Slots > 0 {
+		slots = make(chan struct{}, sc.Slots)
+	}
 	return &Server{
+		slots:      slots,
 		script:     sc,
 		profile:    profiles[sc.Profile],
 		bad:        bad,
@@ -288,6 +295,16 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", http.MethodPost)
 		writeError(w, http.StatusMethodNotAllowed, "mockmodel: method not allowed")
 		return
+	}
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
+		case <-r.Context().Done():
+			return
+		case <-s.closed:
+			return
+		}
 	}
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {

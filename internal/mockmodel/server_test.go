@@ -1120,3 +1120,33 @@ func TestScriptBuiltInGo(t *testing.T) {
 		t.Fatal("New wrote to the caller's script")
 	}
 }
+
+// With slots: 1, a second request waits until the first is answered, as a
+// server with one slot (Ollama's OLLAMA_NUM_PARALLEL=1) makes it wait:
+// two requests of a 300 ms reply take 600 ms; with no limit, 300 ms.
+func TestSlots(t *testing.T) {
+	for _, tc := range []struct {
+		slots    string
+		min, max time.Duration
+	}{
+		{"slots: 1\n", 600 * time.Millisecond, 10 * time.Second},
+		{"", 300 * time.Millisecond, 590 * time.Millisecond},
+	} {
+		_, base := serve(t, tc.slots+"replies:\n  - repeat: true\n    delay: 300ms\n    text: ok\n", "")
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				resp := post(t, context.Background(), base, chatBody(false, user("hi")))
+				io.Copy(io.Discard, resp.Body)
+			})
+		}
+		wg.Wait()
+		if took := time.Since(start); took < tc.min || took > tc.max {
+			t.Errorf("%q: two requests took %s, want %s to %s", tc.slots, took, tc.min, tc.max)
+		}
+	}
+	if _, err := ParseScript([]byte("slots: -1\n")); err == nil || !strings.Contains(err.Error(), "slots must not be negative") {
+		t.Errorf("slots: -1: %v", err)
+	}
+}
