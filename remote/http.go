@@ -18,13 +18,17 @@ import (
 	"github.com/mm-agent/mm/internal/model"
 )
 
-// Timeouts of the asking side, as for model servers: a connection that
-// cannot be made in ConnectTimeout fails, and so does an answer with no byte
-// for IdleTimeout (a remote model thinking for minutes is normal; silence
-// for longer is a dead peer).
+// Timeouts of the asking side: a connection that cannot be made in
+// ConnectTimeout fails, and so does an answer with no byte for IdleTimeout.
+// An mm peer sends an SSE comment every 15 s of silence while its model
+// thinks (the contract, "Remote agents behind a load balancer"), so 90 s
+// of nothing at all is a backend gone or frozen (SIGSTOP, a dead host
+// behind a proxy that keeps the connection), not a model thinking long;
+// a foreign peer that sends no keep-alives gets a longer idleTimeout in
+// its mmConfigs entry.
 const (
 	DefaultConnectTimeout = 10 * time.Second
-	DefaultIdleTimeout    = 5 * time.Minute
+	DefaultIdleTimeout    = 90 * time.Second
 	// cancelTimeout bounds the tasks/cancel sent after Ctrl-C, and cardTimeout
 	// the agent card's fetch.
 	cancelTimeout = 5 * time.Second
