@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
@@ -155,6 +156,8 @@ func (a *Agent) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse
 		}
 		return relay.AskResponse{Status: relay.Failed, Error: clean(err.Error())}
 	}
+	// Every request of this relay from here on (not the card's) says so.
+	ctx = withRelay(ctx, rand.Text())
 	show := req.Show
 	if show == nil {
 		show = func(orchestrator.Event) {}
@@ -255,6 +258,11 @@ func (t *askTask) stream(ctx context.Context, msg *a2a.Message) (relay.AskRespon
 			}
 			// The task may still run on the agent, perhaps waiting for a
 			// consent answer that will not come: it is cancelled there.
+			if t.taskID != "" && isTaskNotFound(err) {
+				// Another backend than the task's answered: no retry
+				// would find it either.
+				return t.abandon(ctx, t.agent.unknownTask(t.taskID)), nil
+			}
 			return t.abandon(ctx, clean(t.agent.wireError(err))), nil
 		}
 		had := t.taskID != ""
@@ -532,12 +540,17 @@ func (t *askTask) failed(msg string) relay.AskResponse {
 }
 
 // cancelled ends an ask the user interrupted: the remote turn is cancelled
-// with tasks/cancel (bounded: Ctrl-C must not hang on a dead peer).
+// with tasks/cancel (bounded: Ctrl-C must not hang on a dead peer). A
+// cancel that reached a backend without the task fails the relay saying
+// so: the turn goes on elsewhere, and the user must know.
 func (t *askTask) cancelled(ctx context.Context) relay.AskResponse {
 	if t.taskID != "" {
 		cctx, cancel := withoutCancelTimeout(ctx, cancelTimeout)
-		t.client.CancelTask(cctx, &a2a.TaskIDParams{ID: t.taskID})
+		_, err := t.client.CancelTask(cctx, &a2a.TaskIDParams{ID: t.taskID})
 		cancel()
+		if isTaskNotFound(err) {
+			return t.failed(t.agent.unknownTask(t.taskID))
+		}
 	}
 	return relay.AskResponse{Status: relay.Cancelled, Answer: t.answer.String(), Error: "cancelled"}
 }

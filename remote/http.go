@@ -90,9 +90,16 @@ func withBodyLimit(ctx context.Context, what string, n int64) context.Context {
 }
 
 func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.token != "" && originOf(req.URL) == t.origin {
+	token := t.token != "" && originOf(req.URL) == t.origin
+	relay := relayOf(req.Context())
+	if token || relay != "" {
 		req = req.Clone(req.Context())
-		req.Header.Set("Authorization", "Bearer "+t.token)
+		if token {
+			req.Header.Set("Authorization", "Bearer "+t.token)
+		}
+		if relay != "" {
+			req.Header.Set(RelayHeader, relay)
+		}
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
