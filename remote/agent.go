@@ -65,19 +65,21 @@ func (a *Agent) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard,
 	if err != nil {
 		return nil, nil, fmt.Errorf("mmConfigs.%s.url %q is not a URL: %w", a.Name, a.URL, err)
 	}
-	if card.URL == "" {
-		card.URL = a.URL
-	} else if u, err := url.Parse(card.URL); err == nil && !u.IsAbs() {
-		card.URL = base.ResolveReference(u).String()
+	ep, err := a.endpoint(card, base)
+	if err != nil {
+		return nil, nil, err
 	}
 	// The card says where to send the calls, but the token was given for
 	// the configured URL: another origin (another host, port, or http
-	// where https was configured) would receive it. Nothing is sent there.
-	if u, err := url.Parse(card.URL); err != nil || originOf(u) != originOf(base) {
-		return nil, nil, fmt.Errorf("the agent card at %s names %s for its calls, another origin than %s: mm sends nothing there (fix mmConfigs.%s.url, or the card's url)", a.URL, oneLine(clean(card.URL), 200), originOf(base), a.Name)
+	// where https was configured) would receive it. Nothing is sent there,
+	// whether the card's url or one of its additionalInterfaces names it.
+	if u, err := url.Parse(ep); err != nil || originOf(u) != originOf(base) {
+		return nil, nil, fmt.Errorf("the agent card at %s names %s for its calls, another origin than %s: mm sends nothing there (fix mmConfigs.%s.url, or the card's url)", a.URL, oneLine(clean(ep), 200), originOf(base), a.Name)
 	}
-	card.PreferredTransport = a2a.TransportProtocolJSONRPC
-	card.AdditionalInterfaces = nil
+	// The client is made for the one interface chosen; the card itself
+	// stays as read.
+	chosen := *card
+	chosen.URL, chosen.PreferredTransport, chosen.AdditionalInterfaces = ep, a2a.TransportProtocolJSONRPC, nil
 	opts := []a2aclient.FactoryOption{
 		a2aclient.WithDefaultsDisabled(),
 		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, a2aclient.TransportFactoryFn(
@@ -88,7 +90,7 @@ func (a *Agent) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard,
 		// agent's turn (mm -a2a) is the relay's child in one trace.
 		a2aclient.WithInterceptors(traceHeader{}),
 	}
-	c, err := a2aclient.NewFromCard(ctx, card, opts...)
+	c, err := a2aclient.NewFromCard(ctx, &chosen, opts...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the agent at %s: %s", a.URL, oneLine(err.Error(), 200))
 	}

@@ -102,6 +102,9 @@ func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		resp, err = t.followSlash(req, resp)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +141,32 @@ func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	resp.Body = body
 	return resp, nil
+}
+
+// followSlash sends a POST again where the server redirected it when the
+// redirect only adds or drops a trailing "/" (nginx's location /team/rev/
+// answers /team/rev so, as does Go's ServeMux): a card's url written with
+// or without it is the same URL. The client would follow a 301 or 302 as
+// a GET, which no JSON-RPC endpoint answers.
+func (t *watchedTransport) followSlash(req *http.Request, resp *http.Response) (*http.Response, error) {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	default:
+		return resp, nil
+	}
+	loc, err := resp.Location()
+	if req.Method != http.MethodPost || req.GetBody == nil || err != nil || !slashTwin(req.URL, loc) {
+		return resp, nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return resp, nil
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	again := req.Clone(req.Context())
+	again.URL, again.Body = loc, body
+	return t.base.RoundTrip(again) // the same origin: the same headers
 }
 
 // originOf is u's scheme://host:port, the port written even when it is
