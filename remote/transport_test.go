@@ -163,4 +163,3 @@ func TestTrailingSlash(t *testing.T) {
 		}
 	}
 }
-
