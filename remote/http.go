@@ -91,14 +91,14 @@ func withBodyLimit(ctx context.Context, what string, n int64) context.Context {
 
 func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	token := t.token != "" && originOf(req.URL) == t.origin
-	relay := relayOf(req.Context())
-	if token || relay != "" {
+	id := relayOf(req.Context())
+	if token || id != "" {
 		req = req.Clone(req.Context())
 		if token {
 			req.Header.Set("Authorization", "Bearer "+t.token)
 		}
-		if relay != "" {
-			req.Header.Set(RelayHeader, relay)
+		if id != "" {
+			req.Header.Set(RelayHeader, id)
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
@@ -145,9 +145,9 @@ func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 
 // followSlash sends a POST again where the server redirected it when the
 // redirect only adds or drops a trailing "/" (nginx's location /team/rev/
-// answers /team/rev so, as does Go's ServeMux): a card's url written with
-// or without it is the same URL. The client would follow a 301 or 302 as
-// a GET, which no JSON-RPC endpoint answers.
+// answers /team/rev with a 301): a card's url written with or without it
+// is the same URL. The client would follow a 301 or 302 as a GET, which
+// no JSON-RPC endpoint answers.
 func (t *watchedTransport) followSlash(req *http.Request, resp *http.Response) (*http.Response, error) {
 	switch resp.StatusCode {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
