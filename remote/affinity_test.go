@@ -204,6 +204,7 @@ func TestTaskOnAnotherBackend(t *testing.T) {
 	if took > 5*time.Second {
 		t.Errorf("the relay failed after %s, not at once", took)
 	}
+	t.Logf("the relay failed %s after it started (the backend's consent timeout: 20s)", took)
 	sameRelay(t, hits)
 	waitFor(t, func() bool { return b.backends[0].Running() == 0 })
 
