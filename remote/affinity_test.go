@@ -262,3 +262,36 @@ func taskOf(t *testing.T, s *Server) a2a.TaskID {
 	}
 	return ids[0]
 }
+
+// tasks/get and tasks/resubscribe, which an ask does not send today, carry
+// the relay's id too: the header is the transport's, for every request
+// made in the relay's context.
+func TestRelayHeaderOnEveryCall(t *testing.T) {
+	b := &balancer{hash: true, backends: []*Server{{Agent: echo}}}
+	a := &Agent{Name: "rev", URL: b.serve(t)}
+	c, _, err := a.connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := withRelay(context.Background(), "relay-id-0123456789")
+	var id a2a.TaskID
+	for ev, err := range c.SendStreamingMessage(ctx, userMessage("hi")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = ev.TaskInfo().TaskID
+	}
+	if task, err := c.GetTask(ctx, &a2a.TaskQueryParams{ID: id}); err != nil || artifactText(task) != "answer: hi" {
+		t.Errorf("tasks/get: %v, %v", task, err)
+	}
+	for range c.ResubscribeToTask(ctx, &a2a.TaskIDParams{ID: id}) {
+	}
+	c.CancelTask(ctx, &a2a.TaskIDParams{ID: id})
+	hits := b.taken()[1:] // after the card
+	if got := methods(hits); got != "message/stream tasks/get tasks/resubscribe tasks/cancel" {
+		t.Errorf("requests %s", got)
+	}
+	if id := sameRelay(t, hits); id != "relay-id-0123456789" {
+		t.Errorf("MM-Relay %q", id)
+	}
+}
