@@ -32,6 +32,11 @@ const DefaultModel = "llmman/hf.co/unsloth/gemma-4-E4B-it-GGUF:Q4_K_M"
 const (
 	DefaultMaxSteps    = 25
 	DefaultMaxAskDepth = 4
+	// DefaultMaxParallelAsks bounds the ask_agent calls of one model reply
+	// that run at once: each may start a child process or hold a remote
+	// backend's model, so a model that fans out wide must not start them
+	// all.
+	DefaultMaxParallelAsks = 8
 )
 
 // Config is one agent's validated configuration.
@@ -50,6 +55,9 @@ type Config struct {
 	DisplayCommands bool
 	MaxSteps        int
 	MaxAskDepth     int
+	// MaxParallelAsks is how many ask_agent calls of one model reply run
+	// at once (local or remote agents alike).
+	MaxParallelAsks int
 	Providers       map[string]Provider // the config's own, on top of the built-in ones
 	// MMConfigs maps an agent's name to its config file, absolute, or,
 	// for a remote agent, to its URL as written (what ask.config shows).
@@ -123,7 +131,7 @@ func (e *Error) Error() string { return "[config error: " + e.Path + ": " + e.Ms
 
 // Default is the configuration used when no file is given or found.
 func Default(dir string) *Config {
-	return &Config{Dir: dir, Model: DefaultModel, MaxSteps: DefaultMaxSteps, MaxAskDepth: DefaultMaxAskDepth,
+	return &Config{Dir: dir, Model: DefaultModel, MaxSteps: DefaultMaxSteps, MaxAskDepth: DefaultMaxAskDepth, MaxParallelAsks: DefaultMaxParallelAsks,
 		Sandbox: sandboxdecl.Policy{Mode: sandboxdecl.Off}, AgentsFile: true}
 }
 
@@ -137,7 +145,7 @@ func (c *Config) AgentNames() []string {
 	return names
 }
 
-var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput", "showReasoning", "name", "sandbox", "sandboxNetwork", "agentsFile"}
+var topKeys = []string{"model", "system", "tools", "yolo", "displayHooks", "displayCommands", "maxSteps", "maxAskDepth", "maxParallelAsks", "providers", "mmConfigs", "hooks", "hooksLog", "mcpServers", "contextBudget", "skills", "structuredOutput", "showReasoning", "name", "sandbox", "sandboxNetwork", "agentsFile"}
 
 // Load reads and validates the config file at path.
 func Load(path string) (*Config, error) {
@@ -270,6 +278,8 @@ func (c *Config) parse(data []byte) error {
 			return positive(v, key, &c.MaxSteps)
 		case "maxAskDepth":
 			return positive(v, key, &c.MaxAskDepth)
+		case "maxParallelAsks":
+			return positive(v, key, &c.MaxParallelAsks)
 		case "providers":
 			return c.parseProviders(v)
 		case "mmConfigs":
@@ -371,7 +381,7 @@ func positive(v *yaml.Node, key string, dst *int) error {
 		return err
 	}
 	if *dst < 1 {
-		return fmt.Errorf("%s must be >= 1", key)
+		return fmt.Errorf("%s: line %d: must be >= 1", key, v.Line)
 	}
 	return nil
 }

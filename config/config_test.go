@@ -61,6 +61,11 @@ func TestLoadErrors(t *testing.T) {
 		// Fractions where whole numbers are wanted.
 		{"maxSteps fraction", "maxSteps: 1.5\n", "maxSteps: line 1: want a whole number"},
 		{"maxAskDepth fraction", "maxAskDepth: 2.5\n", "maxAskDepth: line 1: want a whole number"},
+		{"maxParallelAsks fraction", "maxParallelAsks: 2.5\n", "maxParallelAsks: line 1: want a whole number"},
+		{"maxParallelAsks zero", "model: llmman/a\nmaxParallelAsks: 0\n", "maxParallelAsks: line 2: must be >= 1"},
+		{"maxParallelAsks negative", "maxParallelAsks: -3\n", "maxParallelAsks: line 1: must be >= 1"},
+		{"maxParallelAsks a word", "maxParallelAsks: many\n", "maxParallelAsks: line 1: want a whole number"},
+		{"maxParallelAsks typo", "maxParalelAsks: 4\n", `unknown field "maxParalelAsks"; did you mean "maxParallelAsks"?`},
 		{"contextBudget fraction", "contextBudget: 10.5\n", "contextBudget: line 1: want a whole number"},
 		{"maxSteps exponent", "maxSteps: 1e2\n", "maxSteps: line 1: want a whole number"},
 		{"maxSteps integral float", "maxSteps: 2.0\n", "maxSteps: line 1: want a whole number"},
@@ -139,6 +144,9 @@ func TestLoadAccepts(t *testing.T) {
 		{"an anchor used twice", "system: &s be brief\nproviders:\n  lab: {baseURL: http://a/v1, apiKeyEnv: *s}\n", func(c *Config) bool { return c.Providers["lab"].APIKeyEnv == "be brief" }},
 		{"a tab inside a value", "system: \"a\tb\"\n", func(c *Config) bool { return c.System == "a\tb" }},
 		{"a tab in a block scalar's text", "system: |\n  a\tb\n", func(c *Config) bool { return c.System == "a\tb\n" }},
+		{"maxParallelAsks 8 by default", "model: llmman/a\n", func(c *Config) bool { return c.MaxParallelAsks == 8 }},
+		{"maxParallelAsks", "maxParallelAsks: 16\n", func(c *Config) bool { return c.MaxParallelAsks == 16 }},
+		{"maxParallelAsks null keeps the default", "maxParallelAsks: ~\n", func(c *Config) bool { return c.MaxParallelAsks == 8 }},
 		{"agentsFile on by default", "model: llmman/a\n", func(c *Config) bool { return c.AgentsFile }},
 		{"agentsFile off", "agentsFile: false\n", func(c *Config) bool { return !c.AgentsFile }},
 	}

@@ -85,8 +85,8 @@ func checkSane(t *testing.T, data []byte, dir string, c *Config) {
 	if u, err := url.Parse(ep.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		t.Fatalf("Load(%q): model %q resolves to base URL %q", data, c.Model, ep.BaseURL)
 	}
-	if c.MaxSteps < 1 || c.MaxAskDepth < 1 {
-		t.Fatalf("Load(%q): maxSteps %d maxAskDepth %d", data, c.MaxSteps, c.MaxAskDepth)
+	if c.MaxSteps < 1 || c.MaxAskDepth < 1 || c.MaxParallelAsks < 1 {
+		t.Fatalf("Load(%q): maxSteps %d maxAskDepth %d maxParallelAsks %d", data, c.MaxSteps, c.MaxAskDepth, c.MaxParallelAsks)
 	}
 	for name, p := range c.Providers {
 		if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

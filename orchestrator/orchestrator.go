@@ -104,8 +104,13 @@ type Agent struct {
 	Hooks    *hooks.Runner // nil: no hooks
 	Yolo     bool          // run tools without asking
 	MaxSteps int
-	// Parallel bounds the tool calls of one reply that run at once.
+	// Parallel bounds the calls of one reply that run at once, of tools
+	// other than an AskTool.
 	Parallel int
+	// ParallelAsks bounds the AskTool calls (ask_agent) of one reply that
+	// run at once, apart from the other calls (maxParallelAsks); 0:
+	// Parallel's bound.
+	ParallelAsks int
 	// ContextBudget, in estimated tokens (EstimateTokens), is the size of
 	// the context the model takes; near it, older turns are compressed
 	// into a summary before a turn. 0: never.

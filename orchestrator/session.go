@@ -486,19 +486,46 @@ func (t *turn) closeHistory() {
 }
 
 // runTools runs the calls of one model reply at the same time and returns
-// their outputs in the calls' order.
+// their outputs in the calls' order. They run in two pools, each starting
+// its calls in the reply's order: the asks (AskTool, at most
+// Agent.ParallelAsks at once) and the others (at most Agent.Parallel).
 func (t *turn) runTools(ctx context.Context, calls []model.ToolCall) []string {
 	outputs := make([]string, len(calls))
 	twins := twinRanks(calls)
-	var g errgroup.Group
-	g.SetLimit(max(t.s.Agent.Parallel, 1))
+	a := t.s.Agent
+	asksLimit := a.ParallelAsks
+	if asksLimit <= 0 {
+		asksLimit = a.Parallel
+	}
+	var asks, others []int
 	for i, c := range calls {
-		g.Go(func() error {
-			outputs[i] = t.middleware(ctx, c, twins[i])
-			return nil
+		if _, ok := a.tool(c.Function.Name).(AskTool); ok {
+			asks = append(asks, i)
+		} else {
+			others = append(others, i)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, pool := range []struct {
+		calls []int
+		limit int
+	}{{others, a.Parallel}, {asks, asksLimit}} {
+		if len(pool.calls) == 0 {
+			continue
+		}
+		wg.Go(func() {
+			var g errgroup.Group
+			g.SetLimit(max(pool.limit, 1))
+			for _, i := range pool.calls {
+				g.Go(func() error {
+					outputs[i] = t.middleware(ctx, calls[i], twins[i])
+					return nil
+				})
+			}
+			g.Wait()
 		})
 	}
-	g.Wait()
+	wg.Wait()
 	return outputs
 }
 

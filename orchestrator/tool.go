@@ -102,6 +102,18 @@ func CancelledResult(partial string) Result {
 	return Result{Output: CancelledOutput + "\n" + partial, Status: Cancelled}
 }
 
+// AskTool is a Tool whose calls ask other agents (relay's ask_agent). A
+// reply's calls of it run Agent.ParallelAsks at once, apart from the other
+// tools' Agent.Parallel: an asked agent costs a child process or a remote
+// backend's model, a file read nothing of the kind, and a model fanning
+// out to many agents must hold up neither the reply's other calls nor be
+// held up by them.
+type AskTool interface {
+	Tool
+	// AsksAgents marks the tool; it does nothing.
+	AsksAgents()
+}
+
 // TurnTool is a Tool that needs the turn it runs in: ask_agent streams the
 // asked agent's answer to the display and can send the conversation.
 type TurnTool interface {

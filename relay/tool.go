@@ -18,6 +18,12 @@ type Tool struct {
 	Relay *Relay
 }
 
+var _ orchestrator.AskTool = (*Tool)(nil)
+
+// AsksAgents makes ask_agent an orchestrator.AskTool: a reply's calls of
+// it are bounded by maxParallelAsks, not by the other tools' bound.
+func (t *Tool) AsksAgents() {}
+
 // Def lists the agents the model may ask in the description.
 func (t *Tool) Def() model.ToolDef {
 	names := make([]string, 0, len(t.Relay.Agents))

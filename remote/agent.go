@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
@@ -64,19 +65,21 @@ func (a *Agent) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard,
 	if err != nil {
 		return nil, nil, fmt.Errorf("mmConfigs.%s.url %q is not a URL: %w", a.Name, a.URL, err)
 	}
-	if card.URL == "" {
-		card.URL = a.URL
-	} else if u, err := url.Parse(card.URL); err == nil && !u.IsAbs() {
-		card.URL = base.ResolveReference(u).String()
+	ep, err := a.endpoint(card, base)
+	if err != nil {
+		return nil, nil, err
 	}
 	// The card says where to send the calls, but the token was given for
 	// the configured URL: another origin (another host, port, or http
-	// where https was configured) would receive it. Nothing is sent there.
-	if u, err := url.Parse(card.URL); err != nil || originOf(u) != originOf(base) {
-		return nil, nil, fmt.Errorf("the agent card at %s names %s for its calls, another origin than %s: mm sends nothing there (fix mmConfigs.%s.url, or the card's url)", a.URL, oneLine(clean(card.URL), 200), originOf(base), a.Name)
+	// where https was configured) would receive it. Nothing is sent there,
+	// whether the card's url or one of its additionalInterfaces names it.
+	if u, err := url.Parse(ep); err != nil || originOf(u) != originOf(base) {
+		return nil, nil, fmt.Errorf("the agent card at %s names %s for its calls, another origin than %s: mm sends nothing there (fix mmConfigs.%s.url, or the card's url)", a.URL, oneLine(clean(ep), 200), originOf(base), a.Name)
 	}
-	card.PreferredTransport = a2a.TransportProtocolJSONRPC
-	card.AdditionalInterfaces = nil
+	// The client is made for the one interface chosen; the card itself
+	// stays as read.
+	chosen := *card
+	chosen.URL, chosen.PreferredTransport, chosen.AdditionalInterfaces = ep, a2a.TransportProtocolJSONRPC, nil
 	opts := []a2aclient.FactoryOption{
 		a2aclient.WithDefaultsDisabled(),
 		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, a2aclient.TransportFactoryFn(
@@ -87,7 +90,7 @@ func (a *Agent) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard,
 		// agent's turn (mm -a2a) is the relay's child in one trace.
 		a2aclient.WithInterceptors(traceHeader{}),
 	}
-	c, err := a2aclient.NewFromCard(ctx, card, opts...)
+	c, err := a2aclient.NewFromCard(ctx, &chosen, opts...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the agent at %s: %s", a.URL, oneLine(err.Error(), 200))
 	}
@@ -155,6 +158,8 @@ func (a *Agent) Ask(ctx context.Context, req relay.AskRequest) relay.AskResponse
 		}
 		return relay.AskResponse{Status: relay.Failed, Error: clean(err.Error())}
 	}
+	// Every request of this relay from here on (not the card's) says so.
+	ctx = withRelay(ctx, rand.Text())
 	show := req.Show
 	if show == nil {
 		show = func(orchestrator.Event) {}
@@ -255,6 +260,11 @@ func (t *askTask) stream(ctx context.Context, msg *a2a.Message) (relay.AskRespon
 			}
 			// The task may still run on the agent, perhaps waiting for a
 			// consent answer that will not come: it is cancelled there.
+			if t.taskID != "" && isTaskNotFound(err) {
+				// Another backend than the task's answered: no retry
+				// would find it either.
+				return t.abandon(ctx, t.agent.unknownTask(t.taskID)), nil
+			}
 			return t.abandon(ctx, clean(t.agent.wireError(err))), nil
 		}
 		had := t.taskID != ""
@@ -532,12 +542,17 @@ func (t *askTask) failed(msg string) relay.AskResponse {
 }
 
 // cancelled ends an ask the user interrupted: the remote turn is cancelled
-// with tasks/cancel (bounded: Ctrl-C must not hang on a dead peer).
+// with tasks/cancel (bounded: Ctrl-C must not hang on a dead peer). A
+// cancel that reached a backend without the task fails the relay saying
+// so: the turn goes on elsewhere, and the user must know.
 func (t *askTask) cancelled(ctx context.Context) relay.AskResponse {
 	if t.taskID != "" {
 		cctx, cancel := withoutCancelTimeout(ctx, cancelTimeout)
-		t.client.CancelTask(cctx, &a2a.TaskIDParams{ID: t.taskID})
+		_, err := t.client.CancelTask(cctx, &a2a.TaskIDParams{ID: t.taskID})
 		cancel()
+		if isTaskNotFound(err) {
+			return t.failed(t.agent.unknownTask(t.taskID))
+		}
 	}
 	return relay.AskResponse{Status: relay.Cancelled, Answer: t.answer.String(), Error: "cancelled"}
 }

@@ -18,13 +18,17 @@ import (
 	"github.com/mm-agent/mm/internal/model"
 )
 
-// Timeouts of the asking side, as for model servers: a connection that
-// cannot be made in ConnectTimeout fails, and so does an answer with no byte
-// for IdleTimeout (a remote model thinking for minutes is normal; silence
-// for longer is a dead peer).
+// Timeouts of the asking side: a connection that cannot be made in
+// ConnectTimeout fails, and so does an answer with no byte for IdleTimeout.
+// An mm peer sends an SSE comment every 15 s of silence while its model
+// thinks (the contract, "Remote agents behind a load balancer"), so 90 s
+// of nothing at all is a backend gone or frozen (SIGSTOP, a dead host
+// behind a proxy that keeps the connection), not a model thinking long;
+// a foreign peer that sends no keep-alives gets a longer idleTimeout in
+// its mmConfigs entry.
 const (
 	DefaultConnectTimeout = 10 * time.Second
-	DefaultIdleTimeout    = 5 * time.Minute
+	DefaultIdleTimeout    = 90 * time.Second
 	// cancelTimeout bounds the tasks/cancel sent after Ctrl-C, and cardTimeout
 	// the agent card's fetch.
 	cancelTimeout = 5 * time.Second
@@ -86,11 +90,21 @@ func withBodyLimit(ctx context.Context, what string, n int64) context.Context {
 }
 
 func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.token != "" && originOf(req.URL) == t.origin {
+	token := t.token != "" && originOf(req.URL) == t.origin
+	id := relayOf(req.Context())
+	if token || id != "" {
 		req = req.Clone(req.Context())
-		req.Header.Set("Authorization", "Bearer "+t.token)
+		if token {
+			req.Header.Set("Authorization", "Bearer "+t.token)
+		}
+		if id != "" {
+			req.Header.Set(RelayHeader, id)
+		}
 	}
 	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		resp, err = t.followSlash(req, resp)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +141,32 @@ func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	resp.Body = body
 	return resp, nil
+}
+
+// followSlash sends a POST again where the server redirected it when the
+// redirect only adds or drops a trailing "/" (nginx's location /team/rev/
+// answers /team/rev with a 301): a card's url written with or without it
+// is the same URL. The client would follow a 301 or 302 as a GET, which
+// no JSON-RPC endpoint answers.
+func (t *watchedTransport) followSlash(req *http.Request, resp *http.Response) (*http.Response, error) {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	default:
+		return resp, nil
+	}
+	loc, err := resp.Location()
+	if req.Method != http.MethodPost || req.GetBody == nil || err != nil || !slashTwin(req.URL, loc) {
+		return resp, nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return resp, nil
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	again := req.Clone(req.Context())
+	again.URL, again.Body = loc, body
+	return t.base.RoundTrip(again) // the same origin: the same headers
 }
 
 // originOf is u's scheme://host:port, the port written even when it is

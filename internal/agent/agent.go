@@ -440,6 +440,7 @@ func (a *Agent) assemble(sup *agentproc.Supervisor) {
 		Yolo:          cfg.Yolo,
 		MaxSteps:      cfg.MaxSteps,
 		Parallel:      8,
+		ParallelAsks:  cfg.MaxParallelAsks,
 		Hooks:         runner,
 		ContextBudget: cfg.ContextBudget,
 		Expand:        (&attach.Expander{Dir: a.dir, Skills: skills(cfg)}).Expand,

@@ -28,6 +28,10 @@
 //   - "ctl …": the answer and progress message carry escape sequences and
 //     control characters; "ctlfail …": so does the reason of a failure;
 //   - anything else: "JS agent says: <question>", streamed in two pieces.
+// The environment variable A2A_CARD changes the interfaces the card offers
+// (A2A 0.3: preferredTransport and url, then additionalInterfaces):
+//   - "rest-first": HTTP+JSON at /a2a/rest first, JSON-RPC second;
+//   - "rest-only": HTTP+JSON and gRPC, no JSON-RPC.
 // SIGINT or SIGTERM stops it (exit 0).
 
 import { appendFileSync, writeFileSync } from "node:fs";
@@ -46,12 +50,17 @@ const log = (o) => appendFileSync(record, JSON.stringify(o) + "\n");
 const { TaskState, Role } = sdk;
 
 const base = `http://127.0.0.1:${port}`;
+const interfaces = {
+  "": [["JSONRPC", `${base}/a2a/jsonrpc`]],
+  "rest-first": [["HTTP+JSON", `${base}/a2a/rest`], ["JSONRPC", `${base}/a2a/jsonrpc`]],
+  "rest-only": [["HTTP+JSON", `${base}/a2a/rest`], ["GRPC", `127.0.0.1:${port}`]],
+}[process.env.A2A_CARD ?? ""];
 const card = {
   name: "js-agent",
   description: "A test agent written with the A2A JavaScript SDK.",
   supportedInterfaces: compat.duplicateInterfacesForLegacy(
-    [{ url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: sdk.A2A_PROTOCOL_VERSION }],
-    ["JSONRPC"],
+    interfaces.map(([protocolBinding, url]) => ({ url, protocolBinding, tenant: "", protocolVersion: sdk.A2A_PROTOCOL_VERSION })),
+    interfaces.map(([binding]) => binding),
   ),
   provider: undefined,
   version: "1.0.0",
@@ -170,6 +179,10 @@ app.use("/a2a/jsonrpc", express.json(), (req, res, next) => {
   log({ rpc: req.body?.method ?? null });
   next();
 });
+app.use("/a2a/rest", (req, res, next) => {
+  log({ rest: `${req.method} ${req.path}` });
+  next();
+}, serverExpress.restHandler({ requestHandler: handler, userBuilder: serverExpress.UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
 app.use("/a2a/jsonrpc", serverExpress.jsonRpcHandler({ requestHandler: handler, userBuilder: serverExpress.UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
 const listener = app.listen(Number(port), "127.0.0.1", () => writeFileSync(record + ".ready", "ready\n"));
 listener.on("error", (err) => {
