@@ -388,7 +388,7 @@ func (s *Server) start(ctx context.Context, rc *a2asrv.RequestContext, q eventqu
 	s.turns.Add(1)
 	s.mu.Unlock()
 	go t.run()
-	if err := q.Write(ctx, firstTask(info, rc.Message, prompt)); err != nil {
+	if err := t.begin(ctx, q, firstTask(info, rc.Message, prompt)); err != nil {
 		t.detach()
 		return err
 	}
@@ -414,12 +414,23 @@ func (s *Server) resume(ctx context.Context, rc *a2asrv.RequestContext, q eventq
 		ev.Final = true
 		return q.Write(ctx, ev)
 	}
-	if err := q.Write(ctx, resumedTask(rc.StoredTask)); err != nil {
+	if err := t.begin(ctx, q, resumedTask(rc.StoredTask)); err != nil {
 		t.detach()
 		return err
 	}
 	t.answer(rc.Message)
 	return t.pump(ctx, q, watchOf(ctx))
+}
+
+// begin writes the Task a stream begins with, then a status update: the
+// SDK keeps the Task it is given as the one it updates in place at the
+// next artifact event, while the subscribers still encode it; a status
+// update makes it work on a copy from then on.
+func (t *task) begin(ctx context.Context, q eventqueue.Queue, first *a2a.Task) error {
+	if err := q.Write(ctx, first); err != nil {
+		return err
+	}
+	return q.Write(ctx, a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateWorking, nil))
 }
 
 // cancelTask is tasks/cancel: the turn is cancelled, and once it ended
