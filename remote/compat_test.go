@@ -346,3 +346,38 @@ func typeName(v any) string {
 	}
 	return "?"
 }
+
+// With a public URL that has a path, the agent answers there too, as a
+// proxy that does not strip the prefix sends it.
+func TestPublicPath(t *testing.T) {
+	public, _ := ParsePublicURL("https://agents.example.com/team/reviewer")
+	base := serve(t, &Server{Agent: echo, PublicURL: public})
+	for _, path := range []string{"/.well-known/agent-card.json", "/team/reviewer/.well-known/agent-card.json", "/team/reviewer/.well-known/agent.json"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var card a2a.AgentCard
+		err = json.NewDecoder(resp.Body).Decode(&card)
+		resp.Body.Close()
+		if err != nil || card.URL != "https://agents.example.com/team/reviewer/" {
+			t.Errorf("%s: %s %q %v", path, resp.Status, card.URL, err)
+		}
+	}
+	for _, path := range []string{"/", "/team/reviewer/"} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m1","parts":[{"kind":"text","text":"hi"}]}}}`
+		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct{ Result *a2a.Task }
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil || out.Result == nil || artifactText(out.Result) != "answer: hi" {
+			t.Errorf("POST %s: %s %+v %v", path, resp.Status, out.Result, err)
+		}
+	}
+	if resp, err := http.Get(base + "/team/other/.well-known/agent-card.json"); err != nil || resp.StatusCode != 404 {
+		t.Errorf("another path: %v %v, want 404", resp, err)
+	}
+}

@@ -129,3 +129,22 @@ func withSlash(p string) string {
 	}
 	return p
 }
+
+// underPublicPath serves next at the public URL's path too: a proxy that
+// passes the path as it came (nginx's proxy_pass with no URI) sends
+// /team/reviewer/ and /team/reviewer/.well-known/agent-card.json, one that
+// strips the prefix sends / — both reach the agent.
+func underPublicPath(public *url.URL, next http.Handler) http.Handler {
+	if public == nil || public.Path == "/" {
+		return next
+	}
+	prefix := strings.TrimSuffix(public.Path, "/")
+	strip := http.StripPrefix(prefix, next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, prefix+"/") {
+			strip.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -146,7 +146,7 @@ func (s *Server) init() {
 		mux.HandleFunc(a2asrv.WellKnownAgentCardPath, card)
 		mux.HandleFunc(legacyCardPath, card)
 		mux.Handle("/{$}", s.guard(s.keepAlive(a2asrv.NewJSONRPCHandler(peers{patient{h}}))))
-		s.handler = s.deadline(mux)
+		s.handler = s.deadline(underPublicPath(s.PublicURL, mux))
 	})
 }
 
