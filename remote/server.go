@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -93,6 +94,11 @@ const (
 type Server struct {
 	Agent Served
 	Card  Card
+	// PublicURL, when set, is the card's url: where clients reach the
+	// agent from outside (a proxy, a load balancer), path and scheme
+	// included (ParsePublicURL). Unset, the url is the request's own,
+	// as X-Forwarded-* headers correct it.
+	PublicURL *url.URL
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every JSON-RPC request (401 otherwise); the card stays public.
 	Token string
@@ -104,6 +110,9 @@ type Server struct {
 	ConsentTimeout, StopTimeout time.Duration // 0: the defaults
 	// ReadTimeout, KeepAlive and GuestKeepAlive: 0 for the defaults.
 	ReadTimeout, KeepAlive, GuestKeepAlive time.Duration
+	// StreamKeepAlive is the silence after which a stream sends an SSE
+	// comment; 0: DefaultStreamKeepAlive.
+	StreamKeepAlive time.Duration
 
 	once    sync.Once
 	store   *store
@@ -128,18 +137,21 @@ func (s *Server) init() {
 		s.bodies = newBudget(maxBodies)
 		s.base, s.cancel = context.WithCancel(context.Background())
 		quiet := slog.New(slog.DiscardHandler)
-		h := a2asrv.NewHandler(executor{s}, a2asrv.WithTaskStore(s.store), a2asrv.WithLogger(quiet))
+		h := a2asrv.NewHandler(executor{s}, a2asrv.WithTaskStore(s.store), a2asrv.WithLogger(quiet),
+			a2asrv.WithEventQueueManager(queues{eventqueue.NewInMemoryManager()}))
 		mux := http.NewServeMux()
-		mux.HandleFunc(a2asrv.WellKnownAgentCardPath, func(w http.ResponseWriter, r *http.Request) {
+		card := func(w http.ResponseWriter, r *http.Request) {
 			a2asrv.NewStaticAgentCardHandler(s.agentCard(r)).ServeHTTP(w, r)
-		})
-		mux.Handle("/{$}", s.guard(a2asrv.NewJSONRPCHandler(patient{h})))
-		s.handler = s.deadline(mux)
+		}
+		mux.HandleFunc(a2asrv.WellKnownAgentCardPath, card)
+		mux.HandleFunc(legacyCardPath, card)
+		mux.Handle("/{$}", s.guard(s.keepAlive(a2asrv.NewJSONRPCHandler(peers{patient{h}}))))
+		s.handler = s.deadline(underPublicPath(s.PublicURL, mux))
 	})
 }
 
-// Handler is the server's HTTP handler: the card at the well-known path,
-// JSON-RPC at "/".
+// Handler is the server's HTTP handler: the card at the well-known paths
+// (agent-card.json, and agent.json for older clients), JSON-RPC at "/".
 func (s *Server) Handler() http.Handler {
 	s.init()
 	return s.handler
@@ -205,14 +217,10 @@ func (s *Server) Running() int {
 }
 
 func (s *Server) agentCard(r *http.Request) *a2a.AgentCard {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
 	card := &a2a.AgentCard{
 		Name:               s.Card.Name,
 		Description:        s.Card.Description,
-		URL:                scheme + "://" + r.Host + "/",
+		URL:                cardURL(s.PublicURL, r),
 		PreferredTransport: a2a.TransportProtocolJSONRPC,
 		ProtocolVersion:    "0.3.0",
 		Version:            s.Card.Version,
@@ -380,30 +388,11 @@ func (s *Server) start(ctx context.Context, rc *a2asrv.RequestContext, q eventqu
 	s.turns.Add(1)
 	s.mu.Unlock()
 	go t.run()
-	var first a2a.Event = a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, nil)
-	if len(prompt) > smallBody {
-		first = shortTask(info, rc.Message)
-	}
-	if err := q.Write(ctx, first); err != nil {
+	if err := t.begin(ctx, q, firstTask(info, rc.Message, prompt)); err != nil {
 		t.detach()
 		return err
 	}
 	return t.pump(ctx, q, watchOf(ctx))
-}
-
-// shortTask is the task of a large question, working, its history holding
-// the question clipped: the SDK copies a task whole at each of its events
-// and answers message/send with it, so a question of megabytes in its
-// history would be copied again and again (the turn has it whole).
-func shortTask(info taskRef, m *a2a.Message) *a2a.Task {
-	short := *m
-	short.Parts = a2a.ContentParts{a2a.TextPart{Text: wireClip(textOf(m.Parts), wirePiece)}}
-	now := time.Now()
-	return &a2a.Task{
-		ID: info.TaskID, ContextID: info.ContextID,
-		Status:  a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &now},
-		History: []*a2a.Message{&short},
-	}
 }
 
 // resume is a message on a task waiting for input: the answer to its
@@ -425,12 +414,23 @@ func (s *Server) resume(ctx context.Context, rc *a2asrv.RequestContext, q eventq
 		ev.Final = true
 		return q.Write(ctx, ev)
 	}
-	if err := q.Write(ctx, a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, nil)); err != nil {
+	if err := t.begin(ctx, q, resumedTask(rc.StoredTask)); err != nil {
 		t.detach()
 		return err
 	}
 	t.answer(rc.Message)
 	return t.pump(ctx, q, watchOf(ctx))
+}
+
+// begin writes the Task a stream begins with, then a status update: the
+// SDK keeps the Task it is given as the one it updates in place at the
+// next artifact event, while the subscribers still encode it; a status
+// update makes it work on a copy from then on.
+func (t *task) begin(ctx context.Context, q eventqueue.Queue, first *a2a.Task) error {
+	if err := q.Write(ctx, first); err != nil {
+		return err
+	}
+	return q.Write(ctx, a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateWorking, nil))
 }
 
 // cancelTask is tasks/cancel: the turn is cancelled, and once it ended
@@ -460,7 +460,13 @@ func (s *Server) cancelTask(ctx context.Context, rc *a2asrv.RequestContext, q ev
 	if !write {
 		return nil // the running pump writes the end, or it is written
 	}
-	err := q.Write(ctx, t.finalEvent())
+	var err error
+	if last := t.lastChunk(); last != nil {
+		err = q.Write(ctx, last)
+	}
+	if err == nil {
+		err = q.Write(ctx, t.finalEvent())
+	}
 	if err != nil {
 		// The queue of an execution the SDK is still forgetting: keep the
 		// end in the store instead.
@@ -565,7 +571,7 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 				rest := text.String()[len(chunk):]
 				text.Reset()
 				text.WriteString(rest)
-				if err := q.Write(ctx, t.artifactEvent(chunk)); err != nil {
+				if err := q.Write(ctx, t.artifactEvent(chunk, false)); err != nil {
 					return err
 				}
 			}
@@ -604,6 +610,11 @@ func (t *task) pump(ctx context.Context, q eventqueue.Queue, watch context.Conte
 				if !t.streamed && t.resp.Answer != "" {
 					text.WriteString(t.resp.Answer)
 					if err := flush(); err != nil {
+						return err
+					}
+				}
+				if last := t.lastChunk(); last != nil {
+					if err := q.Write(ctx, last); err != nil {
 						return err
 					}
 				}
@@ -646,18 +657,35 @@ func (t *task) writeEvent(ctx context.Context, q eventqueue.Queue, ev orchestrat
 	return nil
 }
 
-func (t *task) artifactEvent(text string) *a2a.TaskArtifactUpdateEvent {
+func (t *task) artifactEvent(text string, last bool) *a2a.TaskArtifactUpdateEvent {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.streamed = true
 	part := a2a.TextPart{Text: text}
+	var ev *a2a.TaskArtifactUpdateEvent
 	if t.artifact == "" {
-		ev := a2a.NewArtifactEvent(t.info, part)
+		ev = a2a.NewArtifactEvent(t.info, part)
 		ev.Artifact.Name = "answer"
 		t.artifact = ev.Artifact.ID
-		return ev
+	} else {
+		ev = a2a.NewArtifactUpdateEvent(t.info, t.artifact, part)
 	}
-	return a2a.NewArtifactUpdateEvent(t.info, t.artifact, part)
+	ev.LastChunk = last
+	return ev
+}
+
+// lastChunk is the update that ends the answer's artifact (lastChunk:
+// true, as A2A 1.0 peers expect), its text empty: the answer streams as
+// the model writes, so which piece is its last is known only at the end.
+// nil when no answer was sent.
+func (t *task) lastChunk() *a2a.TaskArtifactUpdateEvent {
+	t.mu.Lock()
+	sent := t.artifact != ""
+	t.mu.Unlock()
+	if !sent {
+		return nil
+	}
+	return t.artifactEvent("", true)
 }
 
 // questionEvent puts the task in input-required with the tool call named,

@@ -131,6 +131,8 @@ func TestScripts(t *testing.T) {
 			"noprocs":   cmdNoprocs,
 			// otlpreceiver: otlp_test.go
 			"otlpreceiver": cmdOtlpreceiver,
+			// nginx: nginx_test.go
+			"nginx": cmdNginx,
 		},
 	})
 }

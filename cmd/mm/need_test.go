@@ -53,6 +53,8 @@ var needs = map[string]need{
 	},
 	"tmux":  {present: onPath("tmux"), install: "apt-get install tmux"},
 	"bwrap": {present: onPath("bwrap"), install: "apt-get install bubblewrap"},
+	// nginx in front of mm -a2a backends (the nginx command, nginx_test.go).
+	"nginx": {present: func() bool { return nginxPath() != "" }, install: "apt-get install nginx-light"},
 }
 
 func onPath(name string) func() bool {

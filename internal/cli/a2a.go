@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,7 +23,15 @@ const tokenVar = agent.TokenVar
 
 // serveA2A is mm -a2a <host:port>: the config's agent served to other
 // machines, one fresh turn per task, until SIGINT or SIGTERM.
-func (a *app) serveA2A(ctx context.Context, addr string) error {
+func (a *app) serveA2A(ctx context.Context, addr, publicURL string) error {
+	var public *url.URL
+	if publicURL != "" {
+		u, err := remote.ParsePublicURL(publicURL) // checked by mode: no error
+		if err != nil {
+			return &exitError{exitFailure, "mm -a2a: --public-url " + err.Error()}
+		}
+		public = u
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return &exitError{exitFailure, fmt.Sprintf("mm -a2a: cannot listen on %s: %s", addr, listenCause(err))}
@@ -36,15 +45,20 @@ func (a *app) serveA2A(ctx context.Context, addr string) error {
 			Name: name, Description: agentDescription(a.Config),
 			Model: a.Config.Model, Version: Version,
 		},
-		Token:    os.Getenv(tokenVar),
-		MaxDepth: a.Config.MaxAskDepth,
-		Log:      a.io.Err,
+		PublicURL: public,
+		Token:     os.Getenv(tokenVar),
+		MaxDepth:  a.Config.MaxAskDepth,
+		Log:       a.io.Err,
 	}
 	auth := "no token required"
 	if srv.Token != "" {
 		auth = "bearer token required (" + tokenVar + ")"
 	}
-	fmt.Fprintf(a.io.Err, "mm -a2a: serving %s at http://%s/ · card /.well-known/agent-card.json · %s\n", name, reachable(ln.Addr()), auth)
+	served := ""
+	if public != nil {
+		served = " · public URL " + public.String()
+	}
+	fmt.Fprintf(a.io.Err, "mm -a2a: serving %s at http://%s/%s · card /.well-known/agent-card.json · %s\n", name, reachable(ln.Addr()), served, auth)
 	if srv.Token == "" && !loopback(ln.Addr()) {
 		fmt.Fprintf(a.io.Err, "mm -a2a: warning: %s is not a loopback address and %s is not set: anyone who can reach the port can run this agent and its tools; set %s, or listen on 127.0.0.1\n", addr, tokenVar, tokenVar)
 	}

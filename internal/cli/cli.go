@@ -131,7 +131,7 @@ var longOneDash = map[string]bool{
 	"tui": true, "acp": true, "config": true, "model": true, "yolo": true,
 	"prompt": true, "ask": true, "ask-with-context": true, "version": true, "help": true,
 	"session": true, "a2a": true, "log": true, "json": true,
-	"continue": true, "resume": true, "no-session": true,
+	"continue": true, "resume": true, "no-session": true, "public-url": true,
 }
 
 // normalizeArgs lets one-dash long flags (-tui, -acp) and the two-dash
@@ -199,6 +199,7 @@ With no flags it starts line mode: one prompt per line, from the terminal or a p
 	f.StringVar(&opts.ask, "ask", "", `relay a question to an agent of mmConfigs: mm --ask <agent> "<question>"`)
 	f.StringVar(&opts.askWithContext, "ask-with-context", "", "like --ask, sending the conversation read from stdin (or from --session)")
 	f.StringVar(&opts.a2a, "a2a", "", "serve this config's agent to other machines over A2A (Agent2Agent protocol) at <host:port>")
+	f.StringVar(&opts.publicURL, "public-url", "", "with -a2a: the `URL` clients reach the agent at (a proxy's or load balancer's), given in its card")
 	f.StringVar(&opts.logPath, "log", "", "append diagnostics (asked agents' starts, failed handshakes) to this file (MM_LOG=FILE does too)")
 	f.StringVar(&opts.session, "session", "", "keep the conversation in this JSON Lines file, and resume it when it exists")
 	f.BoolVar(&opts.cont, "continue", false, "resume the latest session kept for this directory")

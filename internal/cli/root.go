@@ -16,6 +16,7 @@ import (
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/internal/tui"
 	"github.com/mm-agent/mm/orchestrator"
+	"github.com/mm-agent/mm/remote"
 )
 
 type rootOptions struct {
@@ -32,6 +33,7 @@ type rootOptions struct {
 	ask, askWithContext string
 	session             string // --session FILE
 	a2a                 string // -a2a <host:port>: serve the agent over A2A
+	publicURL           string // --public-url URL: the served card's url
 	logPath             string // --log FILE: diagnostics (also MM_LOG)
 	json                bool   // --json: -p writes the turn as JSON Lines events
 	// Kept sessions (internal/sessions): --continue, --resume [id],
@@ -93,9 +95,16 @@ func (o *rootOptions) mode() (mode, error) {
 		return 0, &exitError{exitFailure, errJSONWithoutP}
 	case chosen == modePrompt && o.prompt != "-" && strings.TrimSpace(o.prompt) == "":
 		return 0, &exitError{exitFailure, errEmptyPrompt}
+	case o.publicURL != "" && chosen != modeServe:
+		return 0, &exitError{exitFailure, "mm: --public-url goes with -a2a (it is the URL the served agent's card gives)"}
 	case chosen == modeServe:
 		if err := checkListenAddr(o.a2a); err != nil {
 			return 0, &exitError{exitFailure, "mm -a2a: " + err.Error()}
+		}
+		if o.publicURL != "" {
+			if _, err := remote.ParsePublicURL(o.publicURL); err != nil {
+				return 0, &exitError{exitFailure, "mm -a2a: --public-url " + err.Error()}
+			}
 		}
 	}
 	return chosen, nil
@@ -122,7 +131,7 @@ func (o *rootOptions) run(ctx context.Context) error {
 	case modeEditor:
 		return acp.Serve(ctx, a.App, Version, a.io.In, a.io.Out, a.io.Err)
 	case modeServe:
-		return a.serveA2A(ctx, o.a2a)
+		return a.serveA2A(ctx, o.a2a, o.publicURL)
 	case modeAsk:
 		return a.askCLI(ctx, o)
 	case modePrompt:
