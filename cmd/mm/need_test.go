@@ -42,7 +42,7 @@ type need struct {
 var needs = map[string]need{
 	"npm": {
 		present: func() bool {
-			for _, pkg := range []string{"@modelcontextprotocol/server-filesystem", "@agentclientprotocol/sdk", "@a2a-js/sdk"} {
+			for _, pkg := range []string{"@modelcontextprotocol/server-filesystem", "@agentclientprotocol/sdk", "@a2a-js/sdk", "@google/gemini-cli-a2a-server"} {
 				if _, err := os.Stat(filepath.Join(npmDir, pkg)); err != nil {
 					return false
 				}
@@ -53,6 +53,19 @@ var needs = map[string]need{
 	},
 	"tmux":  {present: onPath("tmux"), install: "apt-get install tmux"},
 	"bwrap": {present: onPath("bwrap"), install: "apt-get install bubblewrap"},
+	// netns: a network namespace of the script's own (unshare -rn, with
+	// loopback up by ip, joined by nsenter), for servers that listen on
+	// all interfaces or call the internet (the Gemini CLI A2A server).
+	"netns": {present: netnsWorks, install: "apt-get install util-linux iproute2 (and user namespaces allowed)"},
+}
+
+// netnsWorks reports whether this machine lets the tests make a network
+// namespace with loopback up, and join it.
+func netnsWorks() bool {
+	if _, err := exec.LookPath("nsenter"); err != nil {
+		return false
+	}
+	return exec.Command("unshare", "-rn", "ip", "link", "set", "lo", "up").Run() == nil
 }
 
 func onPath(name string) func() bool {
