@@ -11,7 +11,8 @@
 // streamGenerateContent (alt=sse) answers the answer below in three
 // chunks, the last with finishReason STOP; generateContent answers it
 // whole; countTokens a count; anything else a Gemini-shaped 404, so that a
-// call this script does not know shows in the server's errors.
+// call this script does not know shows in the server's errors. SIGINT or
+// SIGTERM stops it (exit 0).
 import { appendFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 
@@ -39,7 +40,7 @@ const reply = (res, code, obj) => {
   res.end(JSON.stringify(obj));
 };
 
-createServer((req, res) => {
+const server = createServer((req, res) => {
   let body = "";
   req.on("data", (c) => (body += c));
   req.on("end", () => {
@@ -57,3 +58,10 @@ createServer((req, res) => {
     }
   });
 }).listen(Number(port), "127.0.0.1", () => writeFileSync(record + ".ready", "ready\n"));
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    server.close();
+    server.closeAllConnections();
+    process.exit(0);
+  });
+}
