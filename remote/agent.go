@@ -341,7 +341,7 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 		if ev, ok := decodeEvent(lookup(EventKey)); ok {
 			t.show(cleanEvent(ev))
 		} else {
-			t.said(msgText, lookup("error"))
+			t.said(msgText, st.Message != nil && len(st.Message.Parts) > 0, lookup("error"))
 		}
 		return relay.AskResponse{}, nil, false
 	case a2a.TaskStateCompleted:

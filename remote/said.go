@@ -35,6 +35,10 @@ type saidState struct {
 	streaming bool
 	// artifacts: an artifact came: it is the answer, status text progress.
 	artifacts bool
+	// waiting: the last status message held parts but no text (the Gemini
+	// CLI's tool call waiting for approval is a data part): a bare
+	// input-required then waits on that, not on the conversation.
+	waiting bool
 	// failure: the reason a status gave in its metadata's "error" (the
 	// Gemini CLI's way to report a model error on a working status): the
 	// relay fails with it when the turn ends.
@@ -42,8 +46,12 @@ type saidState struct {
 }
 
 // said applies the text of a working status message that is not an mm
-// peer's event; errVal is the "error" of its metadata.
-func (t *askTask) said(s string, errVal any) {
+// peer's event: s its text, parts whether it had parts at all, errVal the
+// "error" of its metadata.
+func (t *askTask) said(s string, parts bool, errVal any) {
+	if parts {
+		t.saidText.waiting = s == ""
+	}
 	if e, ok := errVal.(string); ok && strings.TrimSpace(clean(e)) != "" {
 		// Its text ("Agent Error, …") is no answer.
 		t.saidText.failure = oneLine(clean(e), 300)
@@ -115,14 +123,15 @@ func (t *askTask) toArtifacts(id string) (replace bool) {
 
 // ended is the response of a turn that ended waiting for input with no
 // question (input-required with no text), as the Gemini CLI ends each of
-// its turns; ok is false when nothing was said or sent before it: then it
-// is a question mm has no answer to.
+// its turns; ok is false when nothing was said or sent before it, or the
+// last status message was no text: then it is a question mm has no answer
+// to.
 func (t *askTask) ended() (resp relay.AskResponse, ok bool) {
 	if t.saidText.failure != "" {
 		t.settle(false)
 		return t.failed(fmt.Sprintf("the agent at %s failed: %s", t.agent.URL, t.saidText.failure)), true
 	}
-	if t.answer.n == 0 {
+	if t.answer.n == 0 || t.saidText.waiting {
 		return relay.AskResponse{}, false
 	}
 	t.settle(true)

@@ -55,6 +55,13 @@ func statusEv(state, text string, final bool, meta map[string]any) map[string]an
 	return map[string]any{"kind": "status-update", "taskId": "t1", "contextId": "c1", "status": st, "final": final, "metadata": meta}
 }
 
+// dataStatusEv is a working status update whose message is one data part.
+func dataStatusEv(data map[string]any, meta map[string]any) map[string]any {
+	ev := statusEv("working", "x", false, meta)
+	ev["status"].(map[string]any)["message"].(map[string]any)["parts"] = []any{map[string]any{"kind": "data", "data": data}}
+	return ev
+}
+
 func artifactEv(text string, appendTo bool) map[string]any {
 	return map[string]any{"kind": "artifact-update", "taskId": "t1", "contextId": "c1", "append": appendTo,
 		"artifact": map[string]any{"artifactId": "a1", "parts": []any{map[string]any{"kind": "text", "text": text}}}}
@@ -112,6 +119,17 @@ func TestConversationalAgent(t *testing.T) {
 			statusEv("working", "Agent Error, unknown agent message: quota", false, map[string]any{"error": "[API Error: quota exceeded]"}),
 			statusEv("input-required", "", true, nil),
 		}, relay.AskResponse{Status: relay.Failed, Error: "the agent at URL failed: [API Error: quota exceeded]"}, ""},
+		{"a tool call waiting for approval after text", []map[string]any{
+			statusEv("working", "I will list", false, geminiMeta("text-content")),
+			statusEv("working", " the files.", false, geminiMeta("text-content")),
+			dataStatusEv(map[string]any{"status": "awaiting_approval", "request": map[string]any{"name": "run_shell_command"}}, geminiMeta("tool-call-confirmation")),
+			statusEv("input-required", "", true, geminiMeta("state-change")),
+		}, relay.AskResponse{Status: relay.Failed, Answer: "I will list the files.", Error: "the agent at URL asks for input mm cannot give"}, "T:I will list the files."},
+		{"thoughts, then text", []map[string]any{
+			dataStatusEv(map[string]any{"subject": "Capitals", "description": "France"}, geminiMeta("thought")),
+			statusEv("working", "Paris.", false, geminiMeta("text-content")),
+			statusEv("input-required", "", true, geminiMeta("state-change")),
+		}, relay.AskResponse{Status: relay.Answered, Answer: "Paris."}, "T:Paris."},
 		{"nothing said", []map[string]any{
 			statusEv("working", "", false, nil),
 			statusEv("input-required", "", true, nil),

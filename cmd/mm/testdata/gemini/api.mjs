@@ -9,9 +9,11 @@
 // {"url":"…","question":"<the text of the last user turn>"}.
 //
 // streamGenerateContent (alt=sse) answers the answer below in three
-// chunks, the last with finishReason STOP; generateContent answers it
-// whole; countTokens a count; anything else a Gemini-shaped 404, so that a
-// call this script does not know shows in the server's errors. SIGINT or
+// chunks, the last with finishReason STOP; to a question that starts with
+// "run ", a sentence and a call of the CLI's shell tool instead (a call
+// that waits for approval). generateContent answers the answer whole,
+// countTokens a count, anything else a Gemini-shaped 404, so that a call
+// this script does not know shows in the server's errors. SIGINT or
 // SIGTERM stops it (exit 0).
 import { appendFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -47,7 +49,15 @@ const server = createServer((req, res) => {
     appendFileSync(record, JSON.stringify({ url: req.url, question: question(body) }) + "\n");
     if (req.url.includes(":streamGenerateContent")) {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      pieces.forEach((p, i) => res.write(`data: ${JSON.stringify(chunk(p, i === pieces.length - 1))}\r\n\r\n`));
+      const send = (obj) => res.write(`data: ${JSON.stringify(obj)}\r\n\r\n`);
+      if (/^run /.test(question(body) ?? "")) {
+        send(chunk("I will run it.", false));
+        const call = chunk("", true);
+        call.candidates[0].content.parts = [{ functionCall: { name: "run_shell_command", args: { command: "ls", description: "list the files" } } }];
+        send(call);
+      } else {
+        pieces.forEach((p, i) => send(chunk(p, i === pieces.length - 1)));
+      }
       res.end();
     } else if (req.url.includes(":generateContent")) {
       reply(res, 200, chunk(pieces.join(""), true));
