@@ -297,9 +297,9 @@ func (t *askTask) stream(ctx context.Context, msg *a2a.Message) (relay.AskRespon
 func (t *askTask) handle(ev a2a.Event) (resp relay.AskResponse, q *question, done bool) {
 	switch e := ev.(type) {
 	case *a2a.Message:
-		// An agent that answers with a message instead of a task.
-		t.text("", textOf(e.Parts), false)
-		return t.answeredResp(), nil, true
+		// An agent that answers with a message instead of a task: its
+		// text is the answer, as a completed task's final message.
+		return t.completed(textOf(e.Parts)), nil, true
 	case *a2a.Task:
 		t.taskID, t.contextID = e.ID, e.ContextID
 		if e.Status.State.Terminal() || e.Status.State == a2a.TaskStateInputRequired || e.Status.State == a2a.TaskStateAuthRequired {

@@ -19,8 +19,9 @@ import (
 // into the answer as a piece of its own (saidID) and one piece is held
 // back: a second piece in a row says the agent streams its answer that way
 // (conversational: everything is shown as text as it comes, as a local
-// child's); anything else after it — an artifact, a task that fails —
-// says it was progress, shown as a notice as before. When the task ends
+// child's); anything else after it — an artifact, a final message, a
+// question, a task that fails — says it was progress, shown as a notice
+// as before. When the task ends
 // with no artifact, the text said is the answer.
 
 // saidID is the answer piece of the status text; no artifact's, since
@@ -139,9 +140,10 @@ func (t *askTask) ended() (resp relay.AskResponse, ok bool) {
 }
 
 // completed ends a completed task, msg the text of its final status
-// message: the answer when no artifact came; then the text said in status
-// messages, shown as text, is the start of it (msg replacing it shows what
-// it adds), and text held back was progress.
+// message (or the message an agent answered with instead of a task): the
+// answer when no artifact came; then the text said in status messages,
+// shown as text, is the start of it (msg replacing it shows what it adds),
+// and text held back was progress.
 func (t *askTask) completed(msg string) relay.AskResponse {
 	switch {
 	case t.answered:

@@ -115,6 +115,10 @@ func TestConversationalAgent(t *testing.T) {
 			statusEv("working", "looking", false, nil),
 			statusEv("completed", "Found it.", true, nil),
 		}, relay.AskResponse{Status: relay.Answered, Answer: "Found it."}, "N:looking|T:Found it."},
+		{"progress, then a message", []map[string]any{
+			statusEv("working", "looking", false, nil),
+			{"kind": "message", "role": "agent", "messageId": "m1", "parts": []any{map[string]any{"kind": "text", "text": "Found it."}}},
+		}, relay.AskResponse{Status: relay.Answered, Answer: "Found it."}, "N:looking|T:Found it."},
 		{"a model error", []map[string]any{
 			statusEv("working", "Agent Error, unknown agent message: quota", false, map[string]any{"error": "[API Error: quota exceeded]"}),
 			statusEv("input-required", "", true, nil),
