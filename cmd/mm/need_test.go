@@ -55,8 +55,9 @@ var needs = map[string]need{
 	"bwrap": {present: onPath("bwrap"), install: "apt-get install bubblewrap"},
 	// netns: a network namespace of the script's own (unshare -rn, with
 	// loopback up by ip, joined by nsenter), for servers that listen on
-	// all interfaces or call the internet (the Gemini CLI A2A server).
-	"netns": {present: netnsWorks, install: "apt-get install util-linux iproute2 (and user namespaces allowed)"},
+	// all interfaces or call the internet (the Gemini CLI A2A server);
+	// .ci/setup checks that user namespaces allow it.
+	"netns": {present: netnsWorks, install: "apt-get install iproute2"},
 }
 
 // netnsWorks reports whether this machine lets the tests make a network
