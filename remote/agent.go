@@ -219,6 +219,9 @@ type askTask struct {
 	answered bool
 	// tooLarge: the answer went past maxAnswer.
 	tooLarge bool
+	// saidText: what became of the text of working status messages
+	// (conversational agents answer so: said.go).
+	saidText saidState
 }
 
 // question is an input-required status the asking side must answer.
@@ -294,9 +297,9 @@ func (t *askTask) stream(ctx context.Context, msg *a2a.Message) (relay.AskRespon
 func (t *askTask) handle(ev a2a.Event) (resp relay.AskResponse, q *question, done bool) {
 	switch e := ev.(type) {
 	case *a2a.Message:
-		// An agent that answers with a message instead of a task.
-		t.text("", textOf(e.Parts), false)
-		return t.answeredResp(), nil, true
+		// An agent that answers with a message instead of a task: its
+		// text is the answer, as a completed task's final message.
+		return t.completed(textOf(e.Parts)), nil, true
 	case *a2a.Task:
 		t.taskID, t.contextID = e.ID, e.ContextID
 		if e.Status.State.Terminal() || e.Status.State == a2a.TaskStateInputRequired || e.Status.State == a2a.TaskStateAuthRequired {
@@ -337,16 +340,14 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 	case a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateUnspecified:
 		if ev, ok := decodeEvent(lookup(EventKey)); ok {
 			t.show(cleanEvent(ev))
-		} else if strings.TrimSpace(msgText) != "" {
-			t.show(orchestrator.Event{Kind: orchestrator.Notice, Text: strings.TrimSpace(msgText)})
+		} else {
+			t.said(msgText, st.Message != nil && len(st.Message.Parts) > 0, lookup("error"))
 		}
 		return relay.AskResponse{}, nil, false
 	case a2a.TaskStateCompleted:
-		if !t.answered && msgText != "" {
-			t.text("", msgText, false)
-		}
-		return t.answeredResp(), nil, true
+		return t.completed(msgText), nil, true
 	case a2a.TaskStateCanceled:
+		t.settle(false)
 		if t.ctx.Err() == nil {
 			// Not cancelled from here: the agent is stopping, or another
 			// client cancelled the task. For the asking agent, a failure.
@@ -366,12 +367,20 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 				cq.Path[i] = flatLine(cq.Path[i])
 			}
 			q.consent = &cq
+		} else if strings.TrimSpace(msgText) == "" {
+			// No question: a conversational agent's turn is over.
+			if resp, ok := t.ended(); ok {
+				return resp, nil, true
+			}
 		}
+		t.settle(false)
 		return relay.AskResponse{}, q, true
 	case a2a.TaskStateAuthRequired:
+		t.settle(false)
 		return t.failed(fmt.Sprintf("the agent at %s asks for an authentication mm cannot give", t.agent.URL)), nil, true
 	}
 	// failed, rejected, unknown
+	t.settle(false)
 	if mmOutcome {
 		// An mm peer: its outcome is typed like a local child's.
 		resp := relay.AskResponse{Status: fromOutcome(out), Answer: t.answer.String(), Error: clean(out.Error)}
@@ -434,6 +443,9 @@ func (t *askTask) text(id, s string, appendTo bool) {
 	s = clean(s)
 	if s == "" && (appendTo || id == "") {
 		return
+	}
+	if id != "" && id != saidID && t.toArtifacts(id) {
+		appendTo = false
 	}
 	if t.answer.n+len(s) > maxAnswer {
 		t.tooLarge = true

@@ -42,7 +42,7 @@ type need struct {
 var needs = map[string]need{
 	"npm": {
 		present: func() bool {
-			for _, pkg := range []string{"@modelcontextprotocol/server-filesystem", "@agentclientprotocol/sdk", "@a2a-js/sdk"} {
+			for _, pkg := range []string{"@modelcontextprotocol/server-filesystem", "@agentclientprotocol/sdk", "@a2a-js/sdk", "@google/gemini-cli-a2a-server"} {
 				if _, err := os.Stat(filepath.Join(npmDir, pkg)); err != nil {
 					return false
 				}
@@ -55,6 +55,20 @@ var needs = map[string]need{
 	"bwrap": {present: onPath("bwrap"), install: "apt-get install bubblewrap"},
 	// nginx in front of mm -a2a backends (the nginx command, nginx_test.go).
 	"nginx": {present: func() bool { return nginxPath() != "" }, install: "apt-get install nginx-light"},
+	// netns: a network namespace of the script's own (unshare -rn, with
+	// loopback up by ip, joined by nsenter), for servers that listen on
+	// all interfaces or call the internet (the Gemini CLI A2A server);
+	// .ci/setup checks that user namespaces allow it.
+	"netns": {present: netnsWorks, install: "apt-get install iproute2"},
+}
+
+// netnsWorks reports whether this machine lets the tests make a network
+// namespace with loopback up, and join it.
+func netnsWorks() bool {
+	if _, err := exec.LookPath("nsenter"); err != nil {
+		return false
+	}
+	return exec.Command("unshare", "-rn", "ip", "link", "set", "lo", "up").Run() == nil
 }
 
 func onPath(name string) func() bool {
