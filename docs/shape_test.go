@@ -31,6 +31,13 @@ var needs = map[string]struct {
 		_, err := os.Stat(filepath.Join(root, "cmd/mm/testdata/npm/node_modules/@a2a-js/sdk"))
 		return err == nil
 	}},
+	"./bench/balance": {"nginx", "apt-get install nginx-light", func() bool {
+		if _, err := exec.LookPath("nginx"); err == nil {
+			return true
+		}
+		_, err := os.Stat("/usr/sbin/nginx")
+		return err == nil
+	}},
 	"./bench/sandboxcost": {"bubblewrap", "apt-get install bubblewrap", func() bool {
 		_, err := exec.LookPath("bwrap")
 		return err == nil
