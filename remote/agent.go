@@ -341,7 +341,7 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 		if ev, ok := decodeEvent(lookup(EventKey)); ok {
 			t.show(cleanEvent(ev))
 		} else {
-			t.said(msgText, st.Message != nil && len(st.Message.Parts) > 0, lookup("error"))
+			t.said(msgText, st.Message, lookup)
 		}
 		return relay.AskResponse{}, nil, false
 	case a2a.TaskStateCompleted:
@@ -367,7 +367,7 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 				cq.Path[i] = flatLine(cq.Path[i])
 			}
 			q.consent = &cq
-		} else if strings.TrimSpace(msgText) == "" {
+		} else if strings.TrimSpace(msgText) == "" && onlyText(st.Message) {
 			// No question: a conversational agent's turn is over.
 			if resp, ok := t.ended(); ok {
 				return resp, nil, true
@@ -380,6 +380,9 @@ func (t *askTask) status(st a2a.TaskStatus, meta map[string]any) (relay.AskRespo
 		return t.failed(fmt.Sprintf("the agent at %s asks for an authentication mm cannot give", t.agent.URL)), nil, true
 	}
 	// failed, rejected, unknown
+	if resp, ok := t.failure(); ok {
+		return resp, nil, true
+	}
 	t.settle(false)
 	if mmOutcome {
 		// An mm peer: its outcome is typed like a local child's.

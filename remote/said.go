@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/a2aproject/a2a-go/a2a"
+
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
 )
@@ -36,9 +38,9 @@ type saidState struct {
 	streaming bool
 	// artifacts: an artifact came: it is the answer, status text progress.
 	artifacts bool
-	// waiting: the last status message held parts but no text (the Gemini
-	// CLI's tool call waiting for approval is a data part): a bare
-	// input-required then waits on that, not on the conversation.
+	// waiting: the last status message with parts held no text but a tool
+	// call waiting for approval (the Gemini CLI's tool-call-confirmation):
+	// a bare input-required then waits on that, not on the conversation.
 	waiting bool
 	// failure: the reason a status gave in its metadata's "error" (the
 	// Gemini CLI's way to report a model error on a working status): the
@@ -47,13 +49,13 @@ type saidState struct {
 }
 
 // said applies the text of a working status message that is not an mm
-// peer's event: s its text, parts whether it had parts at all, errVal the
-// "error" of its metadata.
-func (t *askTask) said(s string, parts bool, errVal any) {
-	if parts {
-		t.saidText.waiting = s == ""
+// peer's event: s its text, m the message, meta what its metadata and the
+// status event's say.
+func (t *askTask) said(s string, m *a2a.Message, meta func(string) any) {
+	if m != nil && len(m.Parts) > 0 {
+		t.saidText.waiting = s == "" && awaitsApproval(m, meta("coderAgent"))
 	}
-	if e, ok := errVal.(string); ok && strings.TrimSpace(clean(e)) != "" {
+	if e, ok := meta("error").(string); ok && strings.TrimSpace(clean(e)) != "" {
 		// Its text ("Agent Error, …") is no answer.
 		t.saidText.failure = oneLine(clean(e), 300)
 		return
@@ -85,6 +87,57 @@ func (t *askTask) said(s string, parts bool, errVal any) {
 	if more != "" {
 		t.show(orchestrator.Event{Kind: orchestrator.Text, Text: more})
 	}
+}
+
+// awaitsApproval reports whether a status message says a tool call waits
+// for the user's approval: the Gemini CLI says so in its metadata
+// (coderAgent.kind tool-call-confirmation) and in the call's data part
+// (status awaiting_approval). Any other data — a finished call's update, a
+// thought — waits on nothing.
+func awaitsApproval(m *a2a.Message, coder any) bool {
+	if c, ok := coder.(map[string]any); ok && c["kind"] == "tool-call-confirmation" {
+		return true
+	}
+	for _, p := range m.Parts {
+		var data map[string]any
+		switch d := p.(type) {
+		case a2a.DataPart:
+			data = d.Data
+		case *a2a.DataPart:
+			data = d.Data
+		}
+		if data["status"] == "awaiting_approval" {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyText reports whether m holds nothing but text (or nothing at all): a
+// message with a data or file part — a form, a file to fill — asks
+// something even when its text is blank.
+func onlyText(m *a2a.Message) bool {
+	if m == nil {
+		return true
+	}
+	for _, p := range m.Parts {
+		switch p.(type) {
+		case a2a.TextPart, *a2a.TextPart:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// failure is the response of a turn whose status said it failed (its
+// metadata's "error"), whatever state it ended in; ok is false when none did.
+func (t *askTask) failure() (relay.AskResponse, bool) {
+	if t.saidText.failure == "" {
+		return relay.AskResponse{}, false
+	}
+	t.settle(false)
+	return t.failed(fmt.Sprintf("the agent at %s failed: %s", t.agent.URL, t.saidText.failure)), true
 }
 
 // settle shows the piece held back: as answer text when the turn ended on
@@ -128,9 +181,8 @@ func (t *askTask) toArtifacts(id string) (replace bool) {
 // last status message was no text: then it is a question mm has no answer
 // to.
 func (t *askTask) ended() (resp relay.AskResponse, ok bool) {
-	if t.saidText.failure != "" {
-		t.settle(false)
-		return t.failed(fmt.Sprintf("the agent at %s failed: %s", t.agent.URL, t.saidText.failure)), true
+	if resp, ok := t.failure(); ok {
+		return resp, true
 	}
 	if t.answer.n == 0 || t.saidText.waiting {
 		return relay.AskResponse{}, false
@@ -145,6 +197,10 @@ func (t *askTask) ended() (resp relay.AskResponse, ok bool) {
 // shown as text, is the start of it (msg replacing it shows what it adds),
 // and text held back was progress.
 func (t *askTask) completed(msg string) relay.AskResponse {
+	if resp, ok := t.failure(); ok {
+		// An error said on the way is not undone by a completed state.
+		return resp
+	}
 	switch {
 	case t.answered:
 	case msg == "":

@@ -176,3 +176,50 @@ func TestConversationalAgent(t *testing.T) {
 		})
 	}
 }
+func TestSaidFormIsAQuestion(t *testing.T) {
+	q := statusEv("input-required", "x", true, nil)
+	q["status"].(map[string]any)["message"].(map[string]any)["parts"] = []any{map[string]any{"kind": "data", "data": map[string]any{"type": "form", "fields": []any{"branch"}}}}
+	base, _ := conversationalPeer(t, []map[string]any{
+		statusEv("working", "I need to know", false, nil),
+		statusEv("working", " which branch.", false, nil),
+		q,
+	})
+	a := &Agent{Name: "x", URL: base}
+	resp := a.Ask(context.Background(), relay.AskRequest{Agent: "x", Prompt: "deploy", Depth: 1})
+	if resp.Status == relay.Answered {
+		t.Errorf("a question with a data part became an answer: %+v", resp)
+	}
+}
+
+// The Gemini CLI's model error (metadata "error") followed by a completed
+// task: the error must not vanish.
+func TestSaidErrorThenCompleted(t *testing.T) {
+	base, _ := conversationalPeer(t, []map[string]any{
+		statusEv("working", "Partial", false, nil),
+		statusEv("working", " text", false, nil),
+		statusEv("working", "Agent Error", false, map[string]any{"error": "[API Error: quota exceeded]"}),
+		statusEv("completed", "", true, nil),
+	})
+	a := &Agent{Name: "x", URL: base}
+	resp := a.Ask(context.Background(), relay.AskRequest{Agent: "x", Prompt: "q", Depth: 1})
+	if resp.Status == relay.Answered {
+		t.Errorf("an error reported in metadata became an answer: %+v", resp)
+	}
+}
+
+// A finished tool call's update (a data part, Gemini CLI "tool-call-update"
+// status success) after the text: the turn is over, nothing waits.
+func TestSaidFinishedToolCallWaitsOnNothing(t *testing.T) {
+	meta := func(kind string) map[string]any { return map[string]any{"coderAgent": map[string]any{"kind": kind}} }
+	base, _ := conversationalPeer(t, []map[string]any{
+		statusEv("working", "The tests", false, meta("text-content")),
+		statusEv("working", " pass.", false, meta("text-content")),
+		dataStatusEv(map[string]any{"status": "success", "request": map[string]any{"name": "run_shell_command"}}, meta("tool-call-update")),
+		statusEv("input-required", "", true, meta("state-change")),
+	})
+	a := &Agent{Name: "x", URL: base}
+	resp := a.Ask(context.Background(), relay.AskRequest{Agent: "x", Prompt: "q", Depth: 1})
+	if resp.Status != relay.Answered {
+		t.Errorf("a finished tool call's data part made the end of the turn a question: %+v", resp)
+	}
+}
