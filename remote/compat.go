@@ -126,11 +126,19 @@ func resubscribe(ctx context.Context, h a2asrv.RequestHandler, p *a2a.TaskIDPara
 			}
 		}()
 		var early *result // what came before a subscription: the SDK found no turn
+		var first *result // the first event of a subscription, read with it
 		select {
 		case <-subscribed:
 		case r, ok := <-events:
 			if ok {
 				early = &r
+			}
+			// The SDK subscribes, then reads its first event: both may be
+			// ready at once, and select picks either.
+			select {
+			case <-subscribed:
+				first, early = early, nil
+			default:
 			}
 		case <-ctx.Done():
 			return
@@ -149,12 +157,56 @@ func resubscribe(ctx context.Context, h a2asrv.RequestHandler, p *a2a.TaskIDPara
 		if !yield(task, nil) || early != nil {
 			return
 		}
+		// The SDK saves an event to the store, then sends it to its
+		// subscribers: the Task read may already hold the first updates
+		// sent after it, which are left out (their SeqKey says which), or
+		// a client that appends them would have their text twice.
+		seen := answerSeqs(task)
+		send := func(r result) bool {
+			if ev, ok := r.ev.(*a2a.TaskArtifactUpdateEvent); ok && ev.Artifact != nil {
+				if n, ok := seqOf(ev.Artifact.Metadata); ok && n <= seen[ev.Artifact.ID] {
+					return true
+				}
+			}
+			return yield(r.ev, r.err) && r.err == nil
+		}
+		if first != nil && !send(*first) {
+			return
+		}
 		for r := range events {
-			if !yield(r.ev, r.err) || r.err != nil {
+			if !send(r) {
 				return
 			}
 		}
 	}
+}
+
+// SeqKey, in the metadata of the answer's artifact, numbers its updates
+// (1, 2, …); the Task holds the number of the last one it has.
+const SeqKey = "mm/seq"
+
+// answerSeqs is, for each artifact of task, the number of the last update
+// it holds.
+func answerSeqs(task *a2a.Task) map[a2a.ArtifactID]int {
+	seen := map[a2a.ArtifactID]int{}
+	for _, a := range task.Artifacts {
+		if n, ok := seqOf(a.Metadata); ok {
+			seen[a.ID] = n
+		}
+	}
+	return seen
+}
+
+// seqOf reads SeqKey from metadata: an int as mm wrote it, or a float64 once
+// the store or the wire made it JSON.
+func seqOf(meta map[string]any) (int, bool) {
+	switch n := meta[SeqKey].(type) {
+	case int:
+		return n, true
+	case float64:
+		return int(n), true
+	}
+	return 0, false
 }
 
 // peers is the request handler as A2A 1.0 peers expect it: a message with

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -379,5 +380,81 @@ func TestPublicPath(t *testing.T) {
 	}
 	if resp, err := http.Get(base + "/team/other/.well-known/agent-card.json"); err != nil || resp.StatusCode != 404 {
 		t.Errorf("another path: %v %v, want 404", resp, err)
+	}
+}
+func TestResubscribeNoPieceTwice(t *testing.T) {
+	const n = 4000
+	var full strings.Builder
+	for i := range n {
+		fmt.Fprintf(&full, "%d,", i)
+	}
+	agent := turnFunc(func(ctx context.Context, task Task) relay.AskResponse {
+		for i := range n {
+			task.Show(orchestrator.Event{Kind: orchestrator.Text, Text: fmt.Sprintf("%d,", i)})
+			if i%50 == 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		return relay.AskResponse{Status: relay.Answered, Answer: full.String()}
+	})
+	base := serve(t, &Server{Agent: agent})
+	c := sdkClient(t, base, "")
+	bad := 0
+	for round := 0; round < 20 && bad == 0; round++ {
+		blocking := false
+		p := userMessage("go")
+		p.Config = &a2a.MessageSendConfig{Blocking: &blocking}
+		res, err := c.SendMessage(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := res.(*a2a.Task).ID
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for k := range 8 {
+			wg.Go(func() {
+				time.Sleep(time.Duration(k) * 3 * time.Millisecond)
+				texts := map[a2a.ArtifactID]string{}
+				var order []a2a.ArtifactID
+				for ev, err := range c.ResubscribeToTask(context.Background(), &a2a.TaskIDParams{ID: id}) {
+					if err != nil {
+						return
+					}
+					switch e := ev.(type) {
+					case *a2a.Task:
+						for _, a := range e.Artifacts {
+							if _, ok := texts[a.ID]; !ok {
+								order = append(order, a.ID)
+							}
+							texts[a.ID] = textOf(a.Parts)
+						}
+					case *a2a.TaskArtifactUpdateEvent:
+						if _, ok := texts[e.Artifact.ID]; !ok {
+							order = append(order, e.Artifact.ID)
+						}
+						if e.Append {
+							texts[e.Artifact.ID] += textOf(e.Artifact.Parts)
+						} else {
+							texts[e.Artifact.ID] = textOf(e.Artifact.Parts)
+						}
+					}
+				}
+				got := ""
+				for _, id := range order {
+					got += texts[id]
+				}
+				if got != full.String() && !(len(order) == 0) {
+					mu.Lock()
+					bad++
+					i := 0
+					for i < len(got) && i < full.Len() && got[i] == full.String()[i] {
+						i++
+					}
+					t.Errorf("round %d sub %d: rebuilt %d bytes, answer %d; first difference at %d: %q", round, k, len(got), full.Len(), i, got[max(0, i-20):min(len(got), i+40)])
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
 	}
 }

@@ -503,6 +503,7 @@ type task struct {
 	cancelling bool // tasks/cancel is ending it
 	final      bool // the end is written (or being written)
 	artifact   a2a.ArtifactID
+	chunks     int  // the answer's artifact updates so far (their SeqKey)
 	streamed   bool // some answer text was sent
 	once       sync.Once
 }
@@ -670,6 +671,8 @@ func (t *task) artifactEvent(text string, last bool) *a2a.TaskArtifactUpdateEven
 	} else {
 		ev = a2a.NewArtifactUpdateEvent(t.info, t.artifact, part)
 	}
+	t.chunks++
+	ev.Artifact.Metadata = map[string]any{SeqKey: t.chunks}
 	ev.LastChunk = last
 	return ev
 }
