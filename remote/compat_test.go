@@ -40,8 +40,14 @@ func TestParsePublicURL(t *testing.T) {
 		"https://u:p@agents.example.com": "user name or password",
 		"https://agents.example.com/?a":  "query or a fragment",
 		"https://agents.example.com/#a":  "query or a fragment",
-		"https://agents.example.com:0/":  "bad port",
+		"https://agents.example.com:0/":  "bad host or port",
 		"http://a b/":                    "is not a URL",
+		`http://h"<>/`:                   "bad host or port",
+		"http://h'x/":                    "bad host or port",
+		"http://host:/":                  "bad host or port",
+		"http://host/a/../b/":            "a path a client cannot use",
+		"http://host/%2e%2e/":            "a path a client cannot use",
+		"http://host/a%2Fb/":             "a path a client cannot use",
 	} {
 		if _, err := ParsePublicURL(raw); err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("ParsePublicURL(%q) = %v, want an error saying %q", raw, err, why)
@@ -66,6 +72,11 @@ func TestCardURL(t *testing.T) {
 		{"a bad proto ignored", nil, map[string]string{"X-Forwarded-Proto": "javascript"}, "http://backend:7420/"},
 		{"a host with a path ignored", nil, map[string]string{"X-Forwarded-Host": "evil.example/x"}, "http://backend:7420/"},
 		{"a host with a user ignored", nil, map[string]string{"X-Forwarded-Host": "u@evil.example"}, "http://backend:7420/"},
+		{"a host with a quote ignored", nil, map[string]string{"X-Forwarded-Host": `a"b`}, "http://backend:7420/"},
+		{"a host with a parenthesis ignored", nil, map[string]string{"X-Forwarded-Host": "a(b)"}, "http://backend:7420/"},
+		{"a host with a semicolon ignored", nil, map[string]string{"X-Forwarded-Host": "a;b"}, "http://backend:7420/"},
+		{"an empty port ignored", nil, map[string]string{"X-Forwarded-Host": "evil.com:"}, "http://backend:7420/"},
+		{"an IPv6 host kept", nil, map[string]string{"X-Forwarded-Host": "[::1]:8443"}, "http://[::1]:8443/"},
 		{"a scheme-relative prefix ignored", nil, map[string]string{"X-Forwarded-Prefix": "//evil.example/"}, "http://backend:7420/"},
 		{"a relative prefix ignored", nil, map[string]string{"X-Forwarded-Prefix": "team/"}, "http://backend:7420/"},
 		{"a dot segment ignored", nil, map[string]string{"X-Forwarded-Prefix": "/team/../x/"}, "http://backend:7420/"},

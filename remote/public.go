@@ -38,8 +38,11 @@ func ParsePublicURL(raw string) (*url.URL, error) {
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
 		return nil, fmt.Errorf("%q has a query or a fragment: the agent's URL is a scheme, a host and a path", raw)
 	}
-	if p := u.Port(); p != "" && !validPort(p) {
-		return nil, fmt.Errorf("%q has a bad port %q", raw, p)
+	if !validHost(u.Host) {
+		return nil, fmt.Errorf("%q has a bad host or port %q: a name of letters, digits, dots and hyphens, or an IP address, then :port if any", raw, u.Host)
+	}
+	if strings.Contains(strings.ToLower(u.RawPath), "%2f") || (u.Path != "" && !validPrefix(u.Path)) {
+		return nil, fmt.Errorf("%q has a path a client cannot use as it is (a dot segment, an encoded /): write the path clients send", raw)
 	}
 	u.Path = withSlash(u.Path)
 	u.RawPath = ""
@@ -80,17 +83,44 @@ func firstValue(v string) string {
 	return strings.TrimSpace(first)
 }
 
-// validHost says h is a host[:port] and nothing more (no path, no user,
-// no space).
+// validHost says h is a host[:port] and nothing more: a DNS name (letters,
+// digits, dots, hyphens, underscores), an IPv4 address or a bracketed IPv6
+// one, then a port if a colon says so. A card's url is read by programs
+// that may put it in HTML or a shell: nothing else gets in.
 func validHost(h string) bool {
-	if h == "" || strings.ContainsAny(h, "/?#@\\ \t") {
+	name, port := h, ""
+	if strings.HasPrefix(h, "[") {
+		end := strings.Index(h, "]")
+		if end < 0 || strings.Trim(h[1:end], "0123456789abcdefABCDEF:.") != "" || end == 1 {
+			return false
+		}
+		name, port = h[:end+1], h[end+1:]
+		if port != "" {
+			if port[0] != ':' {
+				return false
+			}
+			port = port[1:]
+			if !validPort(port) {
+				return false
+			}
+		}
+		return true
+	}
+	if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		name, port = h[:i], h[i+1:]
+		if !validPort(port) {
+			return false
+		}
+	}
+	if name == "" || len(name) > 253 {
 		return false
 	}
-	u, err := url.Parse("http://" + h)
-	if err != nil || u.Host != h || u.Hostname() == "" {
-		return false
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
 	}
-	return u.Port() == "" || validPort(u.Port())
+	return true
 }
 
 // validPrefix says p is an absolute path a URL can carry as it is: not
