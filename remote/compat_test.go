@@ -223,14 +223,7 @@ func TestStreamTaskFirstLastChunk(t *testing.T) {
 
 // A message with no text part is -32005, and no turn runs.
 func TestNoTextPart(t *testing.T) {
-	var mu sync.Mutex
-	turns := 0
-	agent := turnFunc(func(ctx context.Context, task Task) relay.AskResponse {
-		mu.Lock()
-		turns++
-		mu.Unlock()
-		return echo(ctx, task)
-	})
+	agent, turns := countedEcho()
 	base := serve(t, &Server{Agent: agent})
 	c := sdkClient(t, base, "")
 	data := &a2a.MessageSendParams{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.DataPart{Data: map[string]any{"q": 1}})}
@@ -242,10 +235,8 @@ func TestNoTextPart(t *testing.T) {
 			t.Errorf("message/stream of data only: %v, want %v", err, a2a.ErrUnsupportedContentType)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if turns != 0 {
-		t.Errorf("%d turns ran", turns)
+	if n := turns(); n != 0 {
+		t.Errorf("%d turns ran", n)
 	}
 }
 

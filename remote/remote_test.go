@@ -28,6 +28,24 @@ type turnFunc func(ctx context.Context, t Task) relay.AskResponse
 
 func (f turnFunc) Turn(ctx context.Context, t Task) relay.AskResponse { return f(ctx, t) }
 
+// countedEcho is echo that counts its turns, for tests of what must run
+// none: turns says how many ran so far.
+func countedEcho() (agent turnFunc, turns func() int) {
+	var mu sync.Mutex
+	n := 0
+	agent = func(ctx context.Context, task Task) relay.AskResponse {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		return echo(ctx, task)
+	}
+	return agent, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n
+	}
+}
+
 // echo answers "answer: <prompt>" in two pieces, with a tool line between.
 var echo = turnFunc(func(ctx context.Context, t Task) relay.AskResponse {
 	t.Show(orchestrator.Event{Kind: orchestrator.Text, Text: "answer: "})
@@ -868,14 +886,7 @@ func TestFlatLine(t *testing.T) {
 // refused, and no turn runs: a message with no parts, or with only blank
 // text.
 func TestEmptyPrompt(t *testing.T) {
-	turns := 0
-	var mu sync.Mutex
-	agent := turnFunc(func(ctx context.Context, task Task) relay.AskResponse {
-		mu.Lock()
-		turns++
-		mu.Unlock()
-		return echo(ctx, task)
-	})
+	agent, turns := countedEcho()
 	base := serve(t, &Server{Agent: agent})
 	for _, parts := range []string{`[]`, `[{"kind":"text","text":""}]`, `[{"kind":"text","text":" \n\t"}]`} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m1","parts":` + parts + `}}}`
@@ -904,10 +915,8 @@ func TestEmptyPrompt(t *testing.T) {
 	if resp.Status != relay.Failed || resp.Error != ErrEmptyPrompt {
 		t.Errorf("ask with a blank question: %+v, want the error %q", resp, ErrEmptyPrompt)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if turns != 0 {
-		t.Errorf("%d turns ran on an empty prompt", turns)
+	if n := turns(); n != 0 {
+		t.Errorf("%d turns ran on an empty prompt", n)
 	}
 }
 

@@ -23,7 +23,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +34,7 @@ import (
 	"time"
 
 	"github.com/mm-agent/mm/agentproc"
+	"github.com/mm-agent/mm/bench/internal/runs"
 	"github.com/mm-agent/mm/internal/mockmodel"
 	"github.com/mm-agent/mm/relay"
 	"github.com/mm-agent/mm/remote"
@@ -87,7 +87,7 @@ func run(n, rounds, asks int, node bool) error {
 		return err
 	}
 
-	addr, err := freeAddr()
+	addr, err := runs.FreeAddr()
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func run(n, rounds, asks int, node bool) error {
 		}
 	}()
 	defer srv.Process.Kill()
-	if err := waitPort(addr); err != nil {
+	if err := runs.WaitPort(addr, "mm -a2a"); err != nil {
 		return err
 	}
 	url := "http://" + addr
@@ -255,30 +255,6 @@ var (
 		return time.Since(t), false, nil
 	}
 )
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-func waitPort(addr string) error {
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("mm -a2a does not listen at %s", addr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 func median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)

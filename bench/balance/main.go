@@ -21,7 +21,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,7 +97,7 @@ func run(mm, nginx, dir string, k, n int, delay time.Duration) (result, error) {
 			return result{}, err
 		}
 		models = append(models, m)
-		addr, err := freeAddr()
+		addr, err := runs.FreeAddr()
 		if err != nil {
 			return result{}, err
 		}
@@ -111,7 +110,7 @@ func run(mm, nginx, dir string, k, n int, delay time.Duration) (result, error) {
 		procs = append(procs, p)
 		backends = append(backends, addr)
 	}
-	front, err := freeAddr()
+	front, err := runs.FreeAddr()
 	if err != nil {
 		return result{}, err
 	}
@@ -127,7 +126,7 @@ func run(mm, nginx, dir string, k, n int, delay time.Duration) (result, error) {
 	}
 	procs = append(procs, ng)
 	for _, a := range append(backends, front) {
-		if err := waitPort(a); err != nil {
+		if err := runs.WaitPort(a, "mm -a2a or nginx"); err != nil {
 			return result{}, fmt.Errorf("%w (nginx: %s)", err, ngErr.String())
 		}
 	}
@@ -208,27 +207,6 @@ func findNginx() (string, error) {
 		return "/usr/sbin/nginx", nil
 	}
 	return "", errors.New("nginx not found (Debian: apt-get install nginx-light)")
-}
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-func waitPort(addr string) error {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return nil
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return fmt.Errorf("nothing listens on %s after 10s", addr)
 }
 
 func fail(err error) {
