@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -117,16 +116,16 @@ http {
 	out, err := os.Create(filepath.Join(dir, "stderr"))
 	ts.Check(err)
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	ts.Check(cmd.Start())
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait(); out.Close() }()
 	ts.Defer(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Process.Signal(os.Interrupt) // nginx stops quickly on SIGINT, as on SIGTERM
 		select {
 		case <-exited:
 		case <-time.After(5 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(cmd.Process)
 			<-exited
 		}
 	})
