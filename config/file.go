@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mm-agent/mm/internal/bytesize"
 )
 
 // MaxFileSize is the largest file mm reads as a config (the file itself,
@@ -48,7 +50,7 @@ func readFileMax(path string, limit int64) ([]byte, error) {
 		return nil, errors.New(readReason(err))
 	}
 	if int64(len(b)) > limit {
-		return nil, errors.New("larger than " + sizeName(limit))
+		return nil, errors.New("larger than " + bytesize.Name(limit))
 	}
 	return b, nil
 }
@@ -70,7 +72,7 @@ func checkStatMax(st fs.FileInfo, limit int64) error {
 	switch {
 	case m.IsRegular():
 		if st.Size() > limit {
-			return fmt.Errorf("larger than %s (%d bytes)", sizeName(limit), st.Size())
+			return fmt.Errorf("larger than %s (%d bytes)", bytesize.Name(limit), st.Size())
 		}
 		return nil
 	case m.IsDir():
@@ -83,17 +85,6 @@ func checkStatMax(st fs.FileInfo, limit int64) error {
 		return errors.New("not a regular file (a device)")
 	}
 	return errors.New("not a regular file")
-}
-
-// sizeName is a size limit as messages name it: "1 MiB", "32 KiB".
-func sizeName(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // AgentsFileName is the file in which a project gives its instructions to

@@ -15,6 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2aclient"
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
+	"github.com/mm-agent/mm/internal/bytesize"
 	"github.com/mm-agent/mm/internal/tracing"
 	"github.com/mm-agent/mm/orchestrator"
 	"github.com/mm-agent/mm/relay"
@@ -278,7 +279,7 @@ func (t *askTask) stream(ctx context.Context, msg *a2a.Message) (relay.AskRespon
 		if t.tooLarge {
 			// What was held of it goes: the relay fails on its size.
 			t.answer = answerText{}
-			return t.abandon(ctx, fmt.Sprintf("the answer of the agent at %s is larger than %s: the relay stopped there", t.agent.URL, size(maxAnswer))), nil
+			return t.abandon(ctx, fmt.Sprintf("the answer of the agent at %s is larger than %s: the relay stopped there", t.agent.URL, bytesize.Name(maxAnswer))), nil
 		}
 		if ctx.Err() != nil && (t.taskID != "" || done) {
 			return t.cancelled(ctx), nil
@@ -607,7 +608,7 @@ func (a *Agent) cardError(err error) error {
 	var tl *tooLargeError
 	switch {
 	case errors.As(err, &tl):
-		return fmt.Errorf("the agent card at %s is larger than %s: mm reads no further", a.URL, size(tl.limit))
+		return fmt.Errorf("the agent card at %s is larger than %s: mm reads no further", a.URL, bytesize.Name(tl.limit))
 	case errors.As(err, &se) && (se.code == 401 || se.code == 403):
 		return errors.New(a.refused(se))
 	case errors.As(err, &se):
@@ -628,7 +629,7 @@ func (a *Agent) wireError(err error) string {
 	var tl *tooLargeError
 	switch {
 	case errors.As(err, &tl):
-		return fmt.Sprintf("the agent at %s sent %s larger than %s: the relay stopped there", a.URL, tl.what, size(tl.limit))
+		return fmt.Sprintf("the agent at %s sent %s larger than %s: the relay stopped there", a.URL, tl.what, bytesize.Name(tl.limit))
 	case errors.As(err, &re):
 		return fmt.Sprintf("the agent at %s answered an error: %s", a.URL, oneLine(re.Error(), 300))
 	case errors.As(err, &ie):

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2aclient"
+	"github.com/mm-agent/mm/internal/bytesize"
 )
 
 // Bounds of the asking side (the contract, "Remote agents that
@@ -37,18 +38,7 @@ type tooLargeError struct {
 }
 
 func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("%s is larger than %s", e.what, size(e.limit))
-}
-
-// size is n bytes as people write it: "1 MiB", "64 MiB", "8 KiB".
-func size(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("%s is larger than %s", e.what, bytesize.Name(e.limit))
 }
 
 // streamTransport is the SDK's JSON-RPC transport with mm's own reading of
