@@ -332,13 +332,7 @@ var ollamaProfile = &profile{
 	},
 	models: func(ms []Model, created int64) (string, []byte) {
 		// ListWriter: openai.ToListCompletion, owned_by the name's namespace.
-		type model struct {
-			ID      string `json:"id"`
-			Object  string `json:"object"`
-			Created int64  `json:"created"`
-			OwnedBy string `json:"owned_by"`
-		}
-		var data []model
+		var data []listedModel
 		for _, m := range ms {
 			owner := "library"
 			if i := strings.LastIndex(m.ID, "/"); i >= 0 {
@@ -347,12 +341,9 @@ var ollamaProfile = &profile{
 					owner = owner[j+1:]
 				}
 			}
-			data = append(data, model{m.ID, "model", created, owner})
+			data = append(data, listedModel{m.ID, "model", created, owner})
 		}
-		return "application/json", ollamaEncode(struct {
-			Object string  `json:"object"`
-			Data   []model `json:"data"`
-		}{"list", data})
+		return "application/json", ollamaEncode(modelList{"list", data})
 	},
 	show: func(m Model, created int64) (string, []byte) {
 		// api.ShowResponse (the parts mm reads and a few beside them),

@@ -25,6 +25,20 @@ const (
 	noMatchPreview = 200
 )
 
+// listedModel and modelList are GET /v1/models' answer, the OpenAI shape
+// every server writes (its owned_by aside).
+type listedModel struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+type modelList struct {
+	Object string        `json:"object"`
+	Data   []listedModel `json:"data"`
+}
+
 // Recorded is one request the server received, kept so tests can assert on
 // exactly what the client sent.
 type Recorded struct {
@@ -199,20 +213,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeRaw(w, http.StatusOK, ctype, b)
 			return
 		}
-		type model struct {
-			ID      string `json:"id"`
-			Object  string `json:"object"`
-			Created int64  `json:"created"`
-			OwnedBy string `json:"owned_by"`
-		}
-		var data []model
+		var data []listedModel
 		for _, m := range s.models() {
-			data = append(data, model{m.ID, "model", s.created, "mockmodel"})
+			data = append(data, listedModel{m.ID, "model", s.created, "mockmodel"})
 		}
-		writeJSON(w, http.StatusOK, struct {
-			Object string  `json:"object"`
-			Data   []model `json:"data"`
-		}{"list", data})
+		writeJSON(w, http.StatusOK, modelList{"list", data})
 	case "/api/show":
 		// Ollama's native API (not under /v1): only its profile has it.
 		if p := s.profile; p != nil && p.show != nil && r.URL.Path == "/api/show" {
