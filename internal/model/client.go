@@ -223,36 +223,13 @@ func (c *Client) send(ctx context.Context, base string, body []byte, req Request
 	idle := newIdleWatch(c.IdleTimeout, cancel)
 	defer idle.stop()
 
-	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, base+"/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return Reply{}, newError(0, "invalid model server URL "+strconv.Quote(c.BaseURL)+": "+shortCause(err)), nil
-	}
-	hreq.Header.Set("Content-Type", "application/json")
+	accept := "application/json"
 	if c.Stream {
-		hreq.Header.Set("Accept", "text/event-stream")
-	} else {
-		hreq.Header.Set("Accept", "application/json")
+		accept = "text/event-stream"
 	}
-	if c.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+c.APIKey)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(hreq)
+	resp, err := c.do(ctx, rctx, idle, base, http.MethodPost, base+"/chat/completions", body, accept)
 	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return Reply{}, ctx.Err(), nil
-		case idle.fired():
-			return Reply{}, c.idleError(base, ""), nil
-		}
-		msg := "cannot reach the model server at " + base + " (" + shortCause(err) + ")"
-		if c.Hint != "" {
-			msg += "; " + c.Hint
-		}
-		return Reply{}, kindError(ErrUnreachable, 0, msg, shortCause(err)), nil
+		return Reply{}, err, nil
 	}
 	defer resp.Body.Close()
 	resp.Body = idle.reader(resp.Body)
@@ -541,14 +518,62 @@ func (c *Client) statusError(base, modelName string, resp *http.Response) (*Erro
 	if noTools(status, lower) {
 		return kindError(ErrNoTools, status, msg+"; "+NoToolsHint, m), m
 	}
-	if status == http.StatusUnauthorized || status == http.StatusForbidden {
-		if c.APIKeyEnv != "" && c.APIKey == "" {
-			msg += "; the API key variable " + c.APIKeyEnv + " is not set"
-		} else {
-			msg += "; check the API key"
-		}
+	return kindError(ErrStatus, status, msg+c.keyHint(status), m), m
+}
+
+// keyHint is what an answer refusing the API key (401, 403) adds to its
+// message: the variable the config names and left unset, or to check the
+// key; "" for any other status.
+func (c *Client) keyHint(status int) string {
+	switch {
+	case status != http.StatusUnauthorized && status != http.StatusForbidden:
+		return ""
+	case c.APIKeyEnv != "" && c.APIKey == "":
+		return "; the API key variable " + c.APIKeyEnv + " is not set"
 	}
-	return kindError(ErrStatus, status, msg, m), m
+	return "; check the API key"
+}
+
+// do sends one request of rctx (ctx's, cancelled by idle when the server
+// is silent) to the model server at base: the API key, the headers a JSON
+// body and accept call for, and a failure to get an answer said as mm says
+// it (ctx's own error when ctx ended, the idle timeout, an unreachable
+// server with the provider's hint).
+func (c *Client) do(ctx, rctx context.Context, idle *idleWatch, base, method, u string, body []byte, accept string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(rctx, method, u, rd)
+	if err != nil {
+		return nil, newError(0, "invalid model server URL "+strconv.Quote(c.BaseURL)+": "+shortCause(err))
+	}
+	req.Header.Set("Accept", accept)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case idle.fired():
+			return nil, c.idleError(base, "")
+		}
+		msg := "cannot reach the model server at " + base + " (" + shortCause(err) + ")"
+		if c.Hint != "" {
+			msg += "; " + c.Hint
+		}
+		return nil, kindError(ErrUnreachable, 0, msg, shortCause(err))
+	}
+	return resp, nil
 }
 
 // contextLength recognises the servers' ways of saying a request is longer

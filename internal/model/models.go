@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -116,38 +115,9 @@ func (c *Client) get(ctx context.Context, base, method, u string, body []byte) (
 	defer cancel()
 	idle := newIdleWatch(c.IdleTimeout, cancel)
 	defer idle.stop()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(rctx, method, u, rd)
+	resp, err := c.do(ctx, rctx, idle, base, method, u, body, "application/json")
 	if err != nil {
-		return nil, newError(0, "invalid model server URL "+strconv.Quote(c.BaseURL)+": "+shortCause(err))
-	}
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.APIKey)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case idle.fired():
-			return nil, c.idleError(base, "")
-		}
-		msg := "cannot reach the model server at " + base + " (" + shortCause(err) + ")"
-		if c.Hint != "" {
-			msg += "; " + c.Hint
-		}
-		return nil, kindError(ErrUnreachable, 0, msg, shortCause(err))
+		return nil, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(idle.reader(resp.Body), 8<<20))
@@ -166,13 +136,7 @@ func (c *Client) get(ctx context.Context, base, method, u string, body []byte) (
 		if m := bodyMessage(data); m != "" {
 			msg += ": " + m
 		}
-		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-			if c.APIKeyEnv != "" && c.APIKey == "" {
-				msg += "; the API key variable " + c.APIKeyEnv + " is not set"
-			} else {
-				msg += "; check the API key"
-			}
-		}
+		msg += c.keyHint(resp.StatusCode)
 		return nil, kindError(ErrStatus, resp.StatusCode, msg, "")
 	}
 	return data, nil
