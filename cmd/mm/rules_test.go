@@ -78,7 +78,7 @@ func prefixed(pkgs []string, more ...string) []string {
 // only leaf packages of declarations (the hooks block, the sandbox, the
 // structuredOutput schema), which import nothing of mm.
 func TestConfigKnowsNoRuntime(t *testing.T) {
-	leaves := []string{"hooks/hookdecl", "internal/sandbox/sandboxdecl", "internal/structured"}
+	leaves := []string{"hooks/hookdecl", "internal/sandbox/sandboxdecl", "internal/structured", "internal/bytesize"}
 	for _, d := range deps(t, "config") {
 		if d == module+"config" || !strings.HasPrefix(d, module) {
 			continue
