@@ -88,3 +88,60 @@ func TestExecuteCancelWithDaemon(t *testing.T) {
 	}
 	waitGone(t, readPidFile(t, filepath.Join(dir, "daemon.pid")))
 }
+
+// TestExecuteLoop runs the cases the run's loop must tell apart, with the
+// shell's pidfd and, as on a kernel without one, with a waiter's pipe.
+func TestExecuteLoop(t *testing.T) {
+	big := strings.Repeat("x", 200<<10) // past the pipe: written as the hook reads
+	cases := []struct {
+		name, command string
+		stdin         string
+		timeout       time.Duration
+		out, failure  string
+	}{
+		{"reply", `cat >/dev/null; echo '{"action":"continue"}'`, "{}", time.Second, `{"action":"continue"}` + "\n", ""},
+		{"stdin read whole", `wc -c`, big, 5 * time.Second, strconv.Itoa(len(big)) + "\n", ""},
+		{"stdin not read", `echo '{}'`, big, 5 * time.Second, "{}\n", ""},
+		{"exit status", `echo nope >&2; exit 3`, "", time.Second, "", "exit status 3: nope"},
+		{"background child holding stdout", `sleep 30 & echo '{}'`, "", 5 * time.Second, "{}\n", ""},
+		{"timeout", `sleep 30`, "", 200 * time.Millisecond, "", "timed out after 200ms"},
+		{"flood", `yes`, "", 5 * time.Second, "", "stdout larger than 1048576 bytes"},
+	}
+	for _, without := range []bool{false, true} {
+		for _, c := range cases {
+			name := c.name
+			if without {
+				name += " without pidfd"
+			}
+			t.Run(name, func(t *testing.T) {
+				noPidfd = without
+				defer func() { noPidfd = false }()
+				start := time.Now()
+				out, err := execute(context.Background(), c.command, t.TempDir(), os.Environ(), c.timeout, []byte(c.stdin))
+				got := ""
+				if err != nil {
+					got = err.Error()
+				}
+				if got != c.failure || (c.failure == "" && string(out) != c.out) {
+					t.Fatalf("got %q, %q; want %q, %q", out, got, c.out, c.failure)
+				}
+				if d := time.Since(start); d > c.timeout+2*time.Second || (c.name == "background child holding stdout" && d > 2*time.Second) {
+					t.Errorf("took %s", d)
+				}
+			})
+		}
+	}
+	t.Run("cancel", func(t *testing.T) {
+		for _, without := range []bool{false, true} {
+			noPidfd = without
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			start := time.Now()
+			_, err := execute(ctx, `sleep 30`, t.TempDir(), os.Environ(), time.Minute, nil)
+			noPidfd = false
+			if err == nil || err.Error() != "cancelled" || time.Since(start) > 2*time.Second {
+				t.Fatalf("without pidfd %v: %v after %s", without, err, time.Since(start))
+			}
+		}
+	})
+}

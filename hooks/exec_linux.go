@@ -1,0 +1,263 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mm-agent/mm/internal/procs"
+)
+
+// drainGrace is how long the run waits, once its shell has exited and its
+// group has been killed, for its pipes to close before it looks for a
+// process that left the group and still holds them.
+const drainGrace = 50 * time.Millisecond
+
+// noPidfd is for tests: run as on a kernel that gives no pidfd.
+var noPidfd bool
+
+// pollSlice bounds one wait of the run's loop, so that a cancel is seen
+// even while something that left the group holds the pipes.
+const pollSlice = 50 * time.Millisecond
+
+// execute runs one hook command: sh -c in dir with env, stdin written then
+// closed, stdout read up to 1 MiB, the first bytes of stderr kept. The
+// command runs in a process group of its own (procs), and the whole group
+// is killed on timeout, on cancel, on a stdout flood and once the shell
+// itself has exited, so no background child outlives the run. The timeout
+// bounds the whole run, pipes included: a process that left the group
+// (setsid) and holds the pipes is looked for and killed, and if the pipes
+// are still open at the deadline the run has timed out.
+//
+// On Linux the calling goroutine does it all in one loop around poll(2)
+// over the pipes and the shell's pidfd: no goroutine, no timer and no
+// registration with Go's poller a run (what a bare exec.Cmd.Run pays for
+// its stdin's copy), so that a hook costs no more than its process.
+//
+// The returned error is a failure whose text is the reference's message.
+func execute(ctx context.Context, command, dir string, env []string, timeout time.Duration, stdin []byte) ([]byte, error) {
+	if ctx.Err() != nil {
+		return nil, failure("cancelled")
+	}
+	sh, err := Shell()
+	if err != nil {
+		return nil, failure("start: " + err.Error())
+	}
+	deadline := time.Now().Add(timeout)
+
+	// p: stdin's read and write ends, stdout's, stderr's. The parent's ends
+	// are p[1], p[2], p[4]; all are blocking, read only when poll says so.
+	p := [6]int{-1, -1, -1, -1, -1, -1}
+	closeFd := func(fd *int) {
+		if *fd >= 0 {
+			syscall.Close(*fd)
+			*fd = -1
+		}
+	}
+	defer func() {
+		for i := range p {
+			closeFd(&p[i])
+		}
+	}()
+	for i := 0; i < 6; i += 2 {
+		if err := syscall.Pipe2(p[i:i+2], syscall.O_CLOEXEC); err != nil {
+			return nil, failure("start: " + err.Error())
+		}
+	}
+	if len(stdin) > syncStdin {
+		if err := syscall.SetNonblock(p[1], true); err != nil {
+			return nil, failure("start: " + err.Error())
+		}
+	}
+
+	cmd := exec.Command(sh, "-c", command)
+	cmd.Dir = dir
+	cmd.Env = env
+	child := [3]*os.File{os.NewFile(uintptr(p[0]), "stdin"), os.NewFile(uintptr(p[3]), "stdout"), os.NewFile(uintptr(p[5]), "stderr")}
+	p[0], p[3], p[5] = -1, -1, -1 // the Files own them now
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = child[0], child[1], child[2]
+	procs.Prepare(cmd)
+	pidfd := -1
+	if !noPidfd {
+		cmd.SysProcAttr.PidFD = &pidfd
+	}
+	g, startErr := procs.Start(cmd)
+	for _, f := range child {
+		f.Close()
+	}
+	if startErr != nil {
+		return nil, failure("start: " + startErr.Error())
+	}
+	defer g.Release()
+	// exitFd polls readable once the shell has exited: its pidfd, or where
+	// the kernel gives none (before Linux 5.2), a pipe a waiter closes.
+	exitFd := pidfd
+	defer closeFd(&exitFd)
+	var waited chan error
+	if exitFd < 0 {
+		var w [2]int
+		if err := syscall.Pipe2(w[:], syscall.O_CLOEXEC); err != nil {
+			g.Kill()
+			cmd.Wait()
+			return nil, failure("start: " + err.Error())
+		}
+		exitFd, waited = w[0], make(chan error, 1)
+		go func() {
+			err := cmd.Wait()
+			syscall.Close(w[1])
+			waited <- err
+		}()
+	}
+	// A cancel kills the group: the loop sees the shell end, then the
+	// cancel.
+	defer context.AfterFunc(ctx, g.Kill)()
+
+	if len(stdin) <= syncStdin {
+		// A pipe holds 64 KiB: this never blocks, read or not.
+		if len(stdin) > 0 {
+			syscall.Write(p[1], stdin)
+		}
+		closeFd(&p[1])
+	}
+
+	var (
+		out      = make([]byte, 0, 512)
+		overflow bool
+		errHead  = make([]byte, 0, stderrQuote)
+		scratch  [4096]byte
+		exited   bool
+		drainBy  time.Time
+		hunted   bool
+		timedOut bool
+		pollErr  error
+		fds      [4]unix.PollFd
+	)
+	for p[2] >= 0 || p[4] >= 0 || !exited {
+		if ctx.Err() != nil {
+			break
+		}
+		now := time.Now()
+		if !now.Before(deadline) {
+			timedOut = true
+			break
+		}
+		if exited && !hunted && !now.Before(drainBy) {
+			// Something that left the group holds the pipes.
+			g.KillEscaped()
+			hunted = true
+		}
+		wait := min(deadline.Sub(now), pollSlice)
+		if exited && !hunted {
+			wait = min(wait, drainBy.Sub(now))
+		}
+		n := 0
+		for _, fd := range []int{p[2], p[4], p[1]} {
+			if fd >= 0 {
+				ev := int16(unix.POLLIN)
+				if fd == p[1] {
+					ev = unix.POLLOUT
+				}
+				fds[n] = unix.PollFd{Fd: int32(fd), Events: ev}
+				n++
+			}
+		}
+		if !exited {
+			fds[n] = unix.PollFd{Fd: int32(exitFd), Events: unix.POLLIN}
+			n++
+		}
+		ms := int((wait + time.Millisecond - 1) / time.Millisecond)
+		if _, err := unix.Poll(fds[:n], ms); err != nil && err != unix.EINTR {
+			pollErr = err
+			break
+		}
+		for _, f := range fds[:n] {
+			if f.Revents == 0 {
+				continue
+			}
+			switch int(f.Fd) {
+			case p[2]:
+				if cap(out)-len(out) < 512 {
+					out = append(out, make([]byte, cap(out))...)[:len(out)]
+				}
+				m, err := syscall.Read(p[2], out[len(out):cap(out)])
+				if m > 0 {
+					out = out[:len(out)+m]
+				}
+				if len(out) > maxStdout {
+					overflow = true
+					out = nil
+					g.Kill()
+					closeFd(&p[2])
+				} else if m == 0 || (err != nil && err != syscall.EINTR && err != syscall.EAGAIN) {
+					closeFd(&p[2])
+				}
+			case p[4]:
+				m, err := syscall.Read(p[4], scratch[:])
+				if m > 0 {
+					if room := cap(errHead) - len(errHead); room > 0 {
+						errHead = append(errHead, scratch[:min(m, room)]...)
+					}
+				} else if m == 0 || (err != nil && err != syscall.EINTR && err != syscall.EAGAIN) {
+					closeFd(&p[4])
+				}
+			case p[1]:
+				m, err := syscall.Write(p[1], stdin)
+				if m > 0 {
+					stdin = stdin[m:]
+				}
+				// A hook may exit or close stdin without reading: not a
+				// failure.
+				if len(stdin) == 0 || (err != nil && err != syscall.EINTR && err != syscall.EAGAIN) {
+					closeFd(&p[1])
+				}
+			case exitFd:
+				exited = true
+				g.Kill() // whatever the shell left behind
+				drainBy = time.Now().Add(drainGrace)
+			}
+		}
+	}
+	cut := p[2] >= 0 || p[4] >= 0 // the pipes did not reach their end
+	g.Kill()
+	if cut && !hunted {
+		g.KillEscaped()
+	}
+	var waitErr error
+	if waited != nil {
+		waitErr = <-waited
+	} else {
+		waitErr = cmd.Wait()
+	}
+
+	switch {
+	case pollErr != nil:
+		return nil, failure("wait: " + pollErr.Error())
+	case ctx.Err() != nil:
+		return nil, failure("cancelled")
+	case timedOut:
+		return nil, failure("timed out after " + timeout.String())
+	case overflow:
+		return nil, failure(fmt.Sprintf("stdout larger than %d bytes", maxStdout))
+	}
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) {
+		msg := fmt.Sprintf("exit status %d", ee.ExitCode())
+		if sig, ok := procs.Signal(ee.ProcessState); ok {
+			msg = "killed by signal " + sig
+		}
+		if q := quote(errHead); q != "" {
+			msg += ": " + q
+		}
+		return nil, failure(msg)
+	}
+	if waitErr != nil {
+		return nil, failure(waitErr.Error())
+	}
+	return out, nil
+}
