@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/mm-agent/mm/internal/procs"
 	"github.com/mm-agent/mm/internal/termtext"
 	"github.com/mm-agent/mm/internal/tracing"
 )
@@ -79,6 +80,8 @@ func Main() int {
 	stop := tracing.Setup(os.Stderr)
 	code := Run(context.Background(), os.Args[1:], System())
 	stop()
+	// Last: what mm started has ended; the process warden needs to know.
+	procs.Shutdown()
 	return code
 }
 

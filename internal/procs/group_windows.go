@@ -79,4 +79,7 @@ func token() string               { return "" }
 func nextTag() string             { return "" }
 func hunt(func(string) bool)      {}
 
+// Shutdown has nothing to do on Windows: closing mm's handles ends the jobs.
+func Shutdown() bool { return true }
+
 var inherited = ""

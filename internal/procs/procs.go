@@ -10,10 +10,15 @@
 //
 // For when the owner never gets the chance, three things on Unix:
 //
-//   - A warden: a copy of mm (started on the first process, in a process
-//     group of its own, ignoring terminal signals) that reads the groups
-//     mm has running from a pipe only mm can write to. When mm dies, the
-//     pipe ends, and the warden kills every group still listed.
+//   - A warden: a process started with the first process (or beside mm's
+//     start, Expect), in a process group of its own, ignoring terminal
+//     signals, that blocks reading a pipe only mm writes to. When mm
+//     dies, the pipe ends, and the warden kills every group listed in a
+//     table mm keeps in shared memory, then every process carrying one of
+//     mm's tags. On Linux it is /bin/sh, which runs mm's binary only then;
+//     mm is the subreaper of what it starts, so that at its orderly end
+//     (Shutdown) it kills what got away itself and tells the warden to
+//     exit without a hunt. Elsewhere it is mm itself.
 //   - A tag: every process mm starts carries MM_PROC_TAG in its environment,
 //     naming the run and every mm above it, and passes it on to what it
 //     starts. A process that left its group (setsid) keeps the tag, so it is
@@ -27,12 +32,11 @@
 // A child mm on Linux is tied to mm's life twice over: the parent-death
 // signal (from its first instruction) and its lifeline (a pipe only mm
 // writes to) both make it kill what it started and exit, and its own
-// warden covers what it started. No warden is started for it alone: a
-// warden is one more mm start (10 ms of CPU, measured with perf on a
-// two-core machine), which every one-shot `mm --ask` paid for a child that
-// needs none. The first process that is not so tied (a hook, a tool call,
-// an MCP server) starts the warden, which is then told of every live
-// group, the children's included. (What the warden alone would still do
+// warden covers what it started. No warden is started for it alone (a
+// process start that every one-shot `mm --ask` paid for a child that needs
+// none): the first process that is not so tied (a hook, a tool call, an
+// MCP server) starts the warden, whose table lists every live group, the
+// children's included. (What the warden alone would still do
 // for such a child: SIGKILL one that is stopped, SIGSTOP, when mm dies;
 // it gets its SIGTERM once it is continued.)
 //
@@ -112,6 +116,12 @@ func PrepareServer(cmd *exec.Cmd) {
 	prepareServer(cmd)
 	ready()
 }
+
+// Expect starts the warden now, in the background, for an mm that knows it
+// will start processes (its config has command hooks): the warden's start
+// then overlaps mm's own, where it would otherwise delay the first hook.
+// A process started before it is done waits for it.
+func Expect() { go ready() }
 
 // Start starts a prepared cmd and returns its group.
 func Start(cmd *exec.Cmd) (*Group, error) {

@@ -2,9 +2,12 @@ package procs
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -101,4 +104,54 @@ func TestWardenIgnoresPoliteSignals(t *testing.T) {
 	if st := procState(pid); st == "Z" || st == "" {
 		t.Fatalf("the warden (%d) died of a polite signal (state %q)", pid, st)
 	}
+}
+
+// TestShutdown: an mm that ends cleanly tells its warden, which is not its
+// child, that nothing is left when nothing is — it then exits without a
+// hunt — and otherwise kills what got away itself (its environment
+// cleared: no tag finds it), or leaves it to the warden's hunt.
+func TestShutdown(t *testing.T) {
+	for _, c := range []struct {
+		name, command string
+		clean         bool
+	}{
+		{"nothing left", `sleep 30 & echo $!`, true},
+		{"a daemon", `setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!`, true},
+		{"a daemon with no environment", `env -i setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			owner := helperCmd(t, "shutdown", c.command)
+			owner.Stderr = os.Stderr
+			out, err := owner.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("owner printed %q", out)
+			}
+			pids := readPids(t, strings.NewReader(lines[0]+"\n"))
+			if len(pids) != 2 || pids[1] == 0 {
+				t.Fatalf("owner printed %q", out)
+			}
+			if got := lines[1] == "true"; got != c.clean {
+				t.Errorf("Shutdown() = %s, want %v", lines[1], c.clean)
+			}
+			if ppid := parentOf(pids[1]); ppid == owner.Process.Pid {
+				t.Errorf("the warden (%d) is the owner's child", pids[1])
+			}
+			gone(t, 2*time.Second, pids...)
+		})
+	}
+}
+
+// parentOf is pid's parent as /proc says (0 once it is gone).
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	n, _ := strconv.Atoi(f[1])
+	return n
 }

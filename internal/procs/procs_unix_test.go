@@ -89,6 +89,33 @@ func helper(part string) int {
 		fmt.Println(child.Process.Pid, warden.pid)
 		mu.Unlock()
 		time.Sleep(time.Minute)
+	case "shutdown":
+		// An mm at its clean end: run a group the way a hook's owner does,
+		// with what its command leaves behind, then print the pids it
+		// printed, the warden's, and what Shutdown found.
+		cmd := exec.Command("sh", "-c", os.Args[1])
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		Prepare(cmd)
+		g, err := Start(cmd)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		left, _ := bufio.NewReader(out).ReadString('\n')
+		cmd.Wait()
+		g.Kill()
+		g.Release()
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		w := warden.pid
+		mu.Unlock()
+		fmt.Printf("%s %d\n", strings.TrimSpace(string(left)), w)
+		fmt.Println(Shutdown())
+		return 0
 	case "lifeline":
 		WatchLifeline(func() {
 			fmt.Println("parent gone")

@@ -11,11 +11,58 @@ func init() {
 		return
 	}
 	ignoreSignals()
-	for pid := range keep(0) {
+	if waitLife(LifeFd) {
+		syscall.Exit(0)
+	}
+	for _, pid := range listed(TableFd) {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	}
 	hunt(tok)
 	syscall.Exit(0)
+}
+
+// waitLife blocks reading the lifeline at fd until mm is gone, however it
+// went, or says that all is done ("ok\n", then nothing): it reports which.
+// The sh warden has read the lifeline before it runs this, which then
+// reads the end of the pipe at once.
+func waitLife(fd int) (done bool) {
+	var said [4]byte
+	n := 0
+	for {
+		m, err := syscall.Read(fd, said[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || m <= 0 {
+			return n == 3 && string(said[:3]) == "ok\n"
+		}
+		n += m
+		if n == len(said) {
+			return false // more than mm ever says: not from mm
+		}
+	}
+}
+
+// listed reads the groups the table at fd lists: one 32-bit pid a slot,
+// 0 when free (procs's table).
+func listed(fd int) []int {
+	var pids []int
+	var buf [4096]byte
+	for off := int64(0); ; {
+		n, err := syscall.Pread(fd, buf[:], off)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return pids
+		}
+		for i := 0; i+4 <= n; i += 4 {
+			if pid := int(*(*int32)(unsafe.Pointer(&buf[i]))); pid > 1 {
+				pids = append(pids, pid)
+			}
+		}
+		off += int64(n &^ 3)
+	}
 }
 
 // hunt kills every live process (but this one) that carries a tag of the
@@ -141,57 +188,6 @@ func fields(b []byte) [][]byte {
 		out = append(out, b[start:])
 	}
 	return out
-}
-
-// batch is how long the warden sleeps after it has read what mm wrote,
-// before it reads again. mm writes two lines a hook run; a reader blocked
-// on the pipe is woken by each, and a wake-up is a context switch, on
-// another core an interrupt, paid by the hook's run (measured with
-// bench/hookcost -command true: 0.04 ms of a 0.8 ms run). Sleeping between
-// reads lets a turn's lines pile up in the pipe (it holds 64 KiB, some
-// 8000 lines) and be read at one wake-up. What it costs: the groups of an
-// mm that died are killed up to this much later; what mm wrote before it
-// died is still read, the pipe keeps it.
-var batch = syscall.NsecToTimespec(50e6)
-
-// keep reads the groups mm has running from fd, one line each ("+<pid>"
-// when one starts, "-<pid>" when it is released), until the pipe ends:
-// mm is gone, however it went. It returns the groups still listed.
-func keep(fd int) map[int]bool {
-	live := map[int]bool{}
-	var buf [4096]byte
-	var line []byte
-	for {
-		n, err := syscall.Read(fd, buf[:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if n <= 0 {
-			return live
-		}
-		if n < len(buf) { // all there was: wait for more to gather
-			ts := batch
-			for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
-			}
-		}
-		for _, c := range buf[:n] {
-			if c != '\n' {
-				if len(line) < 32 {
-					line = append(line, c)
-				}
-				continue
-			}
-			if pid := atoi(line); len(line) > 1 && pid > 1 {
-				switch line[0] {
-				case '+':
-					live[pid] = true
-				case '-':
-					delete(live, pid)
-				}
-			}
-			line = line[:0]
-		}
-	}
 }
 
 // atoi reads the pid after the line's first byte; -1 when it is not one.

@@ -1,29 +1,58 @@
 package earlywarden
 
 import (
+	"encoding/binary"
 	"os"
 	"reflect"
 	"testing"
 )
 
-// TestKeep: the list is what the '+' lines added and the '-' lines did not
-// remove, whatever the reads' boundaries; junk lines are skipped.
-func TestKeep(t *testing.T) {
-	r, w, err := os.Pipe()
+// TestWaitLife: the lifeline says all is done only with "ok\n" and its
+// end; anything else, or its end alone (mm is gone), is not.
+func TestWaitLife(t *testing.T) {
+	for _, c := range []struct {
+		said []string
+		done bool
+	}{
+		{[]string{"ok\n"}, true},
+		{[]string{"o", "k", "\n"}, true},
+		{nil, false},
+		{[]string{"ok"}, false},
+		{[]string{"ok\nok\n"}, false},
+		{[]string{"no\n"}, false},
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for _, s := range c.said {
+				w.Write([]byte(s))
+			}
+			w.Close()
+		}()
+		if got := waitLife(int(r.Fd())); got != c.done {
+			t.Errorf("waitLife after %q = %v, want %v", c.said, got, c.done)
+		}
+		r.Close()
+	}
+}
+
+// TestListed: the table's non-zero slots are the groups, wherever they
+// are in it, past the first read's size too.
+func TestListed(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "table")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	go func() {
-		for _, s := range []string{"+101\n+1", "02\n-101\n", "+x\n+1\n-\n+99999999999999\n", "+103\n-104\n+105"} {
-			w.Write([]byte(s))
-		}
-		w.Close() // mm is gone; the unfinished last line does not count
-	}()
-	got := keep(int(r.Fd()))
-	want := map[int]bool{102: true, 103: true}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("keep = %v, want %v", got, want)
+	defer f.Close()
+	slots := make([]int32, 3000)
+	slots[0], slots[7], slots[1500], slots[2999] = 101, 1, 102, 103 // 1 is never a group
+	if err := binary.Write(f, binary.NativeEndian, slots); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := listed(int(f.Fd())), []int{101, 102, 103}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("listed = %v, want %v", got, want)
 	}
 }
 

@@ -1,0 +1,200 @@
+package procs
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// shWarden is the warden on Linux: a subshell of /bin/sh that blocks
+// reading the lifeline (descriptor 5) and, unless mm wrote that all is
+// done, runs mm's binary (descriptor 4, through /proc, so a binary
+// replaced on disk since does not matter) to do the work; package
+// earlywarden does it there. The outer sh starts it in the background,
+// prints its pid and exits, so the warden is not mm's child: see
+// spawnWarden. A background subshell reads /dev/null as its stdin (POSIX),
+// hence the lifeline on 5; its stdout and stderr are closed, so that the
+// outer's output ends when the outer does.
+//
+// Starting sh costs a fraction of starting mm again (a Go runtime, a 30 MB
+// binary: bench/README.md, "Hook cost in a real turn"), and mm, killed,
+// needs its binary only then.
+const shWarden = `trap '' INT TERM HUP QUIT
+(read -r said <&5; [ "$said" = ok ] || exec /proc/self/fd/4) >&- 2>&- &
+echo $!`
+
+// spawnWarden starts the warden with files as its descriptors 3 to 5 and
+// reports whether mm is now the subreaper of what it starts.
+//
+// With /bin/sh, it is the shWarden, which is not mm's child, and mm then
+// becomes a child subreaper (PR_SET_CHILD_SUBREAPER): whatever it starts,
+// and anything those start that outlives its parent, stays mm's child. So
+// at its clean end mm tells whether anything is left with one call
+// (waitid: no child at all), where the warden would otherwise look through
+// every process on the machine after mm. The order matters: were mm a
+// subreaper before the outer sh exits, the warden would become its child.
+// Without /bin/sh, or if this fails, the warden is mm itself.
+func spawnWarden(files []*os.File) (pid int, reaper bool, err error) {
+	if files[1] != nil {
+		if _, err := os.Stat("/bin/sh"); err == nil {
+			if pid, err := spawnShWarden(files); err == nil {
+				if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err == nil {
+					return pid, true, nil
+				}
+				return pid, false, nil
+			}
+		}
+	}
+	pid, err = spawnMMWarden(files)
+	return pid, false, err
+}
+
+func spawnShWarden(files []*os.File) (int, error) {
+	cmd := exec.Command("/bin/sh", "-c", shWarden, "mm-warden")
+	cmd.Env = wardenEnviron()
+	cmd.ExtraFiles = files
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(out)))
+}
+
+// cloexecPipe is a pipe whose ends no process mm starts inherits.
+func cloexecPipe() (p [2]int, err error) {
+	err = syscall.Pipe2(p[:], syscall.O_CLOEXEC)
+	return p, err
+}
+
+// childless reports whether this process has no child left, reaping those
+// that have ended (no owner waits for them any more: this is mm's end).
+// What is left is what got away from its group and outlived its parent: it
+// is killed here (its environment cleared, no tag finds it), and looked
+// for again, as long as the warden's own hunt would.
+func childless() bool {
+	for range 50 {
+		if noChild() {
+			return true
+		}
+		if killChildren() == 0 {
+			return false // a child that is not mm's to kill: the warden's (restarted)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return false
+}
+
+// killChildren kills this process's children still running, found through
+// /proc (this kernel may not list a process's children), but the warden;
+// it returns how many.
+func killChildren() int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return 0
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	self, n := os.Getpid(), 0
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == warden.pid {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold anything, so from its end.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(self) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			n++
+		}
+	}
+	return n
+}
+
+// noChild reports whether this process has no child, reaping the ended
+// ones.
+func noChild() bool {
+	for range 1000 {
+		pid, err := waitable(unix.P_ALL, 0)
+		switch {
+		case err == syscall.ECHILD:
+			return true
+		case err != nil || pid == 0: // a child still running
+			return false
+		}
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	}
+	return false
+}
+
+// stragglers are groups released while a member of theirs, mm's child,
+// was still dying: they are looked at again at each release. Guarded by mu.
+var stragglers []int
+
+// reapStragglers reaps what ended in the group led by leader but is not
+// its leader (whose owner waits for it): the background children a
+// group's kill ended, which as a subreaper mm inherited when the leader
+// exited. Otherwise they would stay zombies for mm's whole session. mu is
+// held.
+func reapStragglers(leader int) {
+	kept := stragglers[:0]
+	for _, pg := range append(stragglers, leader) {
+		if !reapGroup(pg) && len(kept) < 64 {
+			kept = append(kept, pg)
+		}
+	}
+	stragglers = kept
+}
+
+// reapGroup reaps the ended children of group pg but its leader, and
+// reports whether none is left to reap later.
+func reapGroup(pg int) bool {
+	for range 100 {
+		pid, err := waitable(unix.P_PGID, pg)
+		switch {
+		case err != nil: // none left (ECHILD)
+			return true
+		case pid == 0: // one still dying
+			return false
+		case pid == pg: // the leader: its owner's
+			return true
+		}
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	}
+	return false
+}
+
+// waitable names a child that has ended, among those id and which say,
+// without reaping it: 0 when none has, ECHILD when there are none at all.
+func waitable(which, id int) (int, error) {
+	var info unix.Siginfo
+	if err := unix.Waitid(which, id, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil {
+		return 0, err
+	}
+	return siginfoPid(&info), nil
+}
+
+// siginfoPid is si_pid, which x/sys/unix's Siginfo keeps in its padding:
+// the kernel's union after three 32-bit fields, aligned as a pointer is
+// (at 16 on 64-bit architectures, 12 on 32-bit ones).
+func siginfoPid(info *unix.Siginfo) int {
+	const ptr = unsafe.Sizeof(uintptr(0))
+	return int(*(*int32)(unsafe.Add(unsafe.Pointer(info), (12+ptr-1)&^(ptr-1))))
+}
