@@ -102,6 +102,18 @@ func (h Hook) Matches(target string) bool {
 // Set is an agent's hooks, by event, each list in run order.
 type Set map[Event][]Hook
 
+// Commands reports whether any hook is a command (a process to run).
+func (s Set) Commands() bool {
+	for _, hs := range s {
+		for _, h := range hs {
+			if h.Command != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Count is the number of hooks declared for all events.
 func (s Set) Count() int {
 	n := 0

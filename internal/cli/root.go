@@ -10,9 +10,11 @@ import (
 	"strings"
 
 	"github.com/mm-agent/mm/config"
+	"github.com/mm-agent/mm/hooks"
 	"github.com/mm-agent/mm/internal/acp"
 	"github.com/mm-agent/mm/internal/agent"
 	"github.com/mm-agent/mm/internal/frontend"
+	"github.com/mm-agent/mm/internal/procs"
 	"github.com/mm-agent/mm/internal/sessionfile"
 	"github.com/mm-agent/mm/internal/tui"
 	"github.com/mm-agent/mm/orchestrator"
@@ -156,6 +158,12 @@ func (o *rootOptions) start(ctx context.Context, m mode) (*app, error) {
 	if err != nil {
 		closeLog()
 		return nil, err
+	}
+	if cfg.Hooks.Commands() {
+		// Hooks will run: the process warden and the shell's lookup start
+		// now, beside mm's own start, rather than in the first hook's time.
+		procs.Expect()
+		go hooks.Shell()
 	}
 	sessionPath := o.session
 	var opened *agent.Opened
