@@ -2,9 +2,7 @@ package hooks
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"syscall"
 	"time"
@@ -79,18 +77,15 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	cmd := exec.Command(sh, "-c", command)
 	cmd.Dir = dir
 	cmd.Env = env
-	child := [3]*os.File{os.NewFile(uintptr(p[0]), "stdin"), os.NewFile(uintptr(p[3]), "stdout"), os.NewFile(uintptr(p[5]), "stderr")}
-	p[0], p[3], p[5] = -1, -1, -1 // the Files own them now
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = child[0], child[1], child[2]
 	procs.Prepare(cmd)
 	pidfd := -1
 	if !noPidfd {
 		cmd.SysProcAttr.PidFD = &pidfd
 	}
-	g, startErr := procs.Start(cmd)
-	for _, f := range child {
-		f.Close()
-	}
+	g, startErr := procs.StartFiles(cmd, []uintptr{uintptr(p[0]), uintptr(p[3]), uintptr(p[5])})
+	closeFd(&p[0]) // the shell's ends: it holds them now
+	closeFd(&p[3])
+	closeFd(&p[5])
 	if startErr != nil {
 		return nil, failure("start: " + startErr.Error())
 	}
@@ -99,19 +94,22 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	// the kernel gives none (before Linux 5.2), a pipe a waiter closes.
 	exitFd := pidfd
 	defer closeFd(&exitFd)
-	var waited chan error
+	var (
+		ws     syscall.WaitStatus
+		waited chan struct{}
+	)
 	if exitFd < 0 {
 		var w [2]int
 		if err := syscall.Pipe2(w[:], syscall.O_CLOEXEC); err != nil {
 			g.Kill()
-			cmd.Wait()
+			syscall.Wait4(g.Pid(), &ws, 0, nil)
 			return nil, failure("start: " + err.Error())
 		}
-		exitFd, waited = w[0], make(chan error, 1)
+		exitFd, waited = w[0], make(chan struct{})
 		go func() {
-			err := cmd.Wait()
+			wait4(g.Pid(), &ws)
 			syscall.Close(w[1])
-			waited <- err
+			close(waited)
 		}()
 	}
 	// A cancel kills the group: the loop sees the shell end, then the
@@ -230,9 +228,9 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	}
 	var waitErr error
 	if waited != nil {
-		waitErr = <-waited
+		<-waited
 	} else {
-		waitErr = cmd.Wait()
+		waitErr = wait4(g.Pid(), &ws)
 	}
 
 	switch {
@@ -245,19 +243,28 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	case overflow:
 		return nil, failure(fmt.Sprintf("stdout larger than %d bytes", maxStdout))
 	}
-	var ee *exec.ExitError
-	if errors.As(waitErr, &ee) {
-		msg := fmt.Sprintf("exit status %d", ee.ExitCode())
-		if sig, ok := procs.Signal(ee.ProcessState); ok {
-			msg = "killed by signal " + sig
-		}
-		if q := quote(errHead); q != "" {
-			msg += ": " + q
-		}
-		return nil, failure(msg)
-	}
 	if waitErr != nil {
-		return nil, failure(waitErr.Error())
+		return nil, failure("wait: " + waitErr.Error())
 	}
-	return out, nil
+	if ws.Exited() && ws.ExitStatus() == 0 {
+		return out, nil
+	}
+	msg := fmt.Sprintf("exit status %d", ws.ExitStatus())
+	if sig, ok := procs.WaitSignal(ws); ok {
+		msg = "killed by signal " + sig
+	}
+	if q := quote(errHead); q != "" {
+		msg += ": " + q
+	}
+	return nil, failure(msg)
+}
+
+// wait4 waits for pid to end and reaps it.
+func wait4(pid int, ws *syscall.WaitStatus) error {
+	for {
+		_, err := syscall.Wait4(pid, ws, 0, nil)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
 }

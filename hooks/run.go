@@ -244,7 +244,7 @@ func (r *Runner) runOne(ctx context.Context, h Hook, in *Input, env []string) (R
 		out, status, err = post(ctx, h, in.Event, timeout, stdin)
 		where = "in the response body (" + status + ")"
 	} else {
-		env = append(env[:len(env):len(env)], "MM_HOOK_EVENT="+string(in.Event), "MM_CONFIG_DIR="+h.ConfigDir)
+		env = hookEnv(env, in.Event, h.ConfigDir)
 		out, err = execute(ctx, h.Command, r.Cwd, env, timeout, stdin)
 	}
 	run.Duration = time.Since(run.Start)
@@ -275,6 +275,19 @@ func (r *Runner) runOne(ctx context.Context, h Hook, in *Input, env []string) (R
 		return run, reply, notValid(reply.Action, in.Event)
 	}
 	return run, reply, nil
+}
+
+// hookEnv is env with the hook's two variables set: a copy, each variable
+// once (an mm run by a hook has them already), as the shell is started
+// without os/exec's de-duplication.
+func hookEnv(env []string, e Event, configDir string) []string {
+	out := make([]string, 0, len(env)+2)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "MM_HOOK_EVENT=") && !strings.HasPrefix(kv, "MM_CONFIG_DIR=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "MM_HOOK_EVENT="+string(e), "MM_CONFIG_DIR="+configDir)
 }
 
 func notValid(action string, e Event) error {

@@ -147,15 +147,21 @@ func Adopt(cmd *exec.Cmd) (*Group, error) {
 		cmd.Process.Kill()
 		return nil, err
 	}
+	return g, track(g, tiedToLife(cmd))
+}
+
+// track lists a started group and tells the warden; on error the group
+// has been killed.
+func track(g *Group, tied bool) error {
 	mu.Lock()
 	groups[g.pid] = g
 	mu.Unlock()
-	if err := register(g, tiedToLife(cmd)); err != nil {
+	if err := register(g, tied); err != nil {
 		g.Kill()
 		g.Release()
-		return nil, err
+		return err
 	}
-	return g, nil
+	return nil
 }
 
 // Pid is the pid of the group's leader.

@@ -17,7 +17,15 @@ func Signal(st *os.ProcessState) (string, bool) {
 		return "", false
 	}
 	ws, ok := st.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() {
+	if !ok {
+		return "", false
+	}
+	return WaitSignal(ws)
+}
+
+// WaitSignal is Signal for a status read with wait4 (StartFiles).
+func WaitSignal(ws syscall.WaitStatus) (string, bool) {
+	if !ws.Signaled() {
 		return "", false
 	}
 	if n := unix.SignalName(ws.Signal()); n != "" {

@@ -2,8 +2,8 @@ package procs
 
 import (
 	"bytes"
+	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,16 +56,49 @@ func spawnWarden(files []*os.File) (pid int, reaper bool, err error) {
 	return pid, false, err
 }
 
+// spawnShWarden runs the outer sh straight through syscall.ForkExec (no
+// os/exec: no goroutine for its output, no first-start pidfd probe) and
+// reads the warden's pid it prints.
 func spawnShWarden(files []*os.File) (int, error) {
-	cmd := exec.Command("/bin/sh", "-c", shWarden, "mm-warden")
-	cmd.Env = wardenEnviron()
-	cmd.ExtraFiles = files
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.Output()
+	out, err := cloexecPipe()
 	if err != nil {
 		return 0, err
 	}
-	return strconv.Atoi(strings.TrimSpace(string(out)))
+	defer syscall.Close(out[0])
+	fds := []uintptr{^uintptr(0), uintptr(out[1]), ^uintptr(0)} // stdin and stderr closed
+	for _, f := range files {
+		fds = append(fds, f.Fd())
+	}
+	pid, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", shWarden, "mm-warden"}, &syscall.ProcAttr{
+		Env: wardenEnviron(), Files: fds, Sys: &syscall.SysProcAttr{Setpgid: true},
+	})
+	syscall.Close(out[1])
+	if err != nil {
+		return 0, err
+	}
+	var said []byte
+	var buf [32]byte
+	for len(said) < 64 {
+		n, err := syscall.Read(out[0], buf[:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if n <= 0 {
+			break
+		}
+		said = append(said, buf[:n]...)
+	}
+	var ws syscall.WaitStatus
+	for {
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			break
+		}
+	}
+	warden, err := strconv.Atoi(strings.TrimSpace(string(said)))
+	if err != nil || !ws.Exited() || ws.ExitStatus() != 0 {
+		return 0, fmt.Errorf("the warden's shell printed %q and ended %v", said, ws)
+	}
+	return warden, nil
 }
 
 // cloexecPipe is a pipe whose ends no process mm starts inherits.
