@@ -180,10 +180,12 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 			}
 			switch int(f.Fd) {
 			case p[2]:
-				if cap(out)-len(out) < 512 {
-					out = append(out, make([]byte, cap(out))...)[:len(out)]
+				if len(out) == cap(out) {
+					out = append(out, 0)[:len(out)] // grown as append grows, no copy aside
 				}
-				m, err := syscall.Read(p[2], out[len(out):cap(out)])
+				// Never more than one byte past the limit: a flood costs
+				// its first MiB.
+				m, err := syscall.Read(p[2], out[len(out):min(cap(out), maxStdout+1)])
 				if m > 0 {
 					out = out[:len(out)+m]
 				}
