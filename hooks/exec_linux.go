@@ -3,7 +3,9 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 
@@ -17,8 +19,27 @@ import (
 // process that left the group and still holds them.
 const drainGrace = 50 * time.Millisecond
 
-// noPidfd is for tests: run as on a kernel that gives no pidfd.
-var noPidfd bool
+// noPidfd and stdinPipeSize are for tests: run as on a kernel that gives
+// no pidfd, or with the small stdin pipe a user over pipe-user-pages-soft
+// gets.
+var (
+	noPidfd       bool
+	stdinPipeSize int
+)
+
+// pidfdPolls reports whether the kernel gives pollable pidfds: Linux 5.3
+// and later, where pidfd_open came (CLONE_PIDFD came in 5.2, but a 5.2
+// pidfd polls readable at once). Elsewhere a waiter's pipe stands in.
+var pidfdPolls = func() bool { return !noPidfd && pidfdOpens() }
+
+var pidfdOpens = sync.OnceValue(func() bool {
+	fd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		return false
+	}
+	syscall.Close(fd)
+	return true
+})
 
 // pollSlice bounds one wait of the run's loop, so that a cancel is seen
 // even while something that left the group holds the pipes.
@@ -50,7 +71,9 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	deadline := time.Now().Add(timeout)
 
 	// p: stdin's read and write ends, stdout's, stderr's. The parent's ends
-	// are p[1], p[2], p[4]; all are blocking, read only when poll says so.
+	// are p[1], p[2], p[4]; stdout's and stderr's are read only when poll
+	// says so; stdin's does not block (a pipe may hold less than the input:
+	// a user over pipe-user-pages-soft gets 8 KiB ones).
 	p := [6]int{-1, -1, -1, -1, -1, -1}
 	closeFd := func(fd *int) {
 		if *fd >= 0 {
@@ -68,9 +91,12 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 			return nil, failure("start: " + err.Error())
 		}
 	}
-	if len(stdin) > syncStdin {
+	if len(stdin) > 0 {
 		if err := syscall.SetNonblock(p[1], true); err != nil {
 			return nil, failure("start: " + err.Error())
+		}
+		if stdinPipeSize > 0 {
+			unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, stdinPipeSize)
 		}
 	}
 
@@ -79,7 +105,7 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	cmd.Env = env
 	procs.Prepare(cmd)
 	pidfd := -1
-	if !noPidfd {
+	if pidfdPolls() {
 		cmd.SysProcAttr.PidFD = &pidfd
 	}
 	g, startErr := procs.StartFiles(cmd, []uintptr{uintptr(p[0]), uintptr(p[3]), uintptr(p[5])})
@@ -87,6 +113,7 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	closeFd(&p[3])
 	closeFd(&p[5])
 	if startErr != nil {
+		closeFd(&pidfd)
 		return nil, failure("start: " + startErr.Error())
 	}
 	defer g.Release()
@@ -116,11 +143,14 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 	// cancel.
 	defer context.AfterFunc(ctx, g.Kill)()
 
-	if len(stdin) <= syncStdin {
-		// A pipe holds 64 KiB: this never blocks, read or not.
-		if len(stdin) > 0 {
-			syscall.Write(p[1], stdin)
+	// What fits in the pipe goes now (all of it, for most inputs); the rest
+	// as the hook reads, in the loop.
+	if len(stdin) > 0 {
+		if m, _ := syscall.Write(p[1], stdin); m > 0 {
+			stdin = stdin[m:]
 		}
+	}
+	if len(stdin) == 0 {
 		closeFd(&p[1])
 	}
 

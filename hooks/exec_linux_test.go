@@ -145,3 +145,23 @@ func TestExecuteLoop(t *testing.T) {
 		}
 	})
 }
+
+// TestExecuteSmallStdinPipe: an input larger than the pipe, to a hook that
+// does not read it, does not hold the run past its timeout (a blocking
+// write of it did, until the hook exited).
+func TestExecuteSmallStdinPipe(t *testing.T) {
+	stdinPipeSize = 4096
+	defer func() { stdinPipeSize = 0 }()
+	start := time.Now()
+	_, err := execute(context.Background(), `sleep 5`, t.TempDir(), os.Environ(), 300*time.Millisecond, []byte(strings.Repeat("x", 20<<10)))
+	if err == nil || err.Error() != "timed out after 300ms" {
+		t.Fatalf("got %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("a 300ms timeout took %s", d)
+	}
+	out, err := execute(context.Background(), `wc -c`, t.TempDir(), os.Environ(), 5*time.Second, []byte(strings.Repeat("x", 20<<10)))
+	if err != nil || strings.TrimSpace(string(out)) != strconv.Itoa(20<<10) {
+		t.Fatalf("a hook reading it got %q, %v", out, err)
+	}
+}

@@ -155,3 +155,31 @@ func parentOf(pid int) int {
 	n, _ := strconv.Atoi(f[1])
 	return n
 }
+
+// TestLateStart: a process handed over after Shutdown (a start still in
+// flight as mm ends) is refused and killed, as no warden would see it.
+func TestLateStart(t *testing.T) {
+	out, err := helperCmd(t, "late").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || lines[1] != "mm is ending" {
+		t.Fatalf("owner printed %q", out)
+	}
+	pid, _ := strconv.Atoi(lines[0])
+	gone(t, 2*time.Second, pid)
+}
+
+// TestOrphansReaped: what mm inherits as a subreaper — a daemon killed by
+// its run's owner, a group's background child killed with it — is reaped
+// as runs are released, not kept as a zombie for the session.
+func TestOrphansReaped(t *testing.T) {
+	out, err := helperCmd(t, "orphans").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "0" {
+		t.Fatalf("zombie children left: %s", got)
+	}
+}

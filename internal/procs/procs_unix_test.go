@@ -116,6 +116,54 @@ func helper(part string) int {
 		fmt.Printf("%s %d\n", strings.TrimSpace(string(left)), w)
 		fmt.Println(Shutdown())
 		return 0
+	case "late":
+		// An mm whose last process comes in as it ends: started, then
+		// Shutdown, then handed over. It must not outlive mm: it is
+		// refused and killed. Print its pid and the error.
+		cmd := exec.Command("sleep", "30")
+		Prepare(cmd)
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		Shutdown()
+		_, err := Adopt(cmd)
+		fmt.Println(cmd.Process.Pid)
+		fmt.Println(err)
+		cmd.Wait()
+		return 0
+	case "orphans":
+		// Daemons that left their group, killed by their run's owner, and a
+		// group's background child killed with it: as a subreaper this mm
+		// inherits them; print how many are left as zombies once a later
+		// run has been released.
+		for range 3 {
+			cmd := exec.Command("sh", "-c", `setsid sleep 30 </dev/null >/dev/null 2>&1 & sleep 30 & echo $!`)
+			out, _ := cmd.StdoutPipe()
+			Prepare(cmd)
+			g, err := Start(cmd)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			bufio.NewReader(out).ReadString('\n')
+			g.Kill()
+			cmd.Wait()
+			g.KillEscaped()
+			g.Release()
+		}
+		time.Sleep(200 * time.Millisecond)
+		cmd := exec.Command("true")
+		Prepare(cmd)
+		g, err := Start(cmd)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		cmd.Wait()
+		g.Release()
+		fmt.Println(len(zombieChildren()))
+		return 0
 	case "lifeline":
 		WatchLifeline(func() {
 			fmt.Println("parent gone")
@@ -126,6 +174,28 @@ func helper(part string) int {
 		return 1
 	}
 	return 2
+}
+
+// zombieChildren lists this process's children that have ended and are
+// not reaped.
+func zombieChildren() []int {
+	names, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, n := range names {
+		pid, err := strconv.Atoi(n.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + n.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 && f[0] == "Z" && f[1] == strconv.Itoa(os.Getpid()) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // ownerGroup starts sh with a background sleep and an escaping helper,

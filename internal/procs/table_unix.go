@@ -48,6 +48,17 @@ func newTable() (*table, error) {
 	return &table{file: f, slots: unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), tableSlots), at: map[int]int{}}, nil
 }
 
+// tempTable is a temporary file, removed at once: the warden inherits the
+// open file, and nothing is left on disk however mm ends.
+func tempTable() (*os.File, error) {
+	f, err := os.CreateTemp("", "mm-procs-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	return f, nil
+}
+
 var errTableFull = errors.New("too many processes running at once")
 
 // add lists pid. mu is held.

@@ -41,19 +41,35 @@ echo $!`
 // every process on the machine after mm. The order matters: were mm a
 // subreaper before the outer sh exits, the warden would become its child.
 // Without /bin/sh, or if this fails, the warden is mm itself.
+//
+// A warden started once mm is a subreaper (one replacing a warden someone
+// killed) becomes mm's child: mm can no longer tell "nothing left" from
+// its children, and leaves the looking to that warden at its end.
 func spawnWarden(files []*os.File) (pid int, reaper bool, err error) {
-	if files[1] != nil {
-		if _, err := os.Stat("/bin/sh"); err == nil {
-			if pid, err := spawnShWarden(files); err == nil {
-				if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err == nil {
-					return pid, true, nil
-				}
+	if files[1] != nil && usable("/bin/sh") && usable("/proc/self/fd") {
+		if pid, err := spawnShWarden(files); err == nil {
+			if subreaper {
 				return pid, false, nil
 			}
+			if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err == nil {
+				subreaper = true
+				return pid, true, nil
+			}
+			return pid, false, nil
 		}
 	}
 	pid, err = spawnMMWarden(files)
 	return pid, false, err
+}
+
+// subreaper: mm has made itself a child subreaper. Guarded by mu.
+var subreaper bool
+
+func subreaperSet() bool { return subreaper }
+
+func usable(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // spawnShWarden runs the outer sh straight through syscall.ForkExec (no
@@ -176,42 +192,27 @@ func noChild() bool {
 	return false
 }
 
-// stragglers are groups released while a member of theirs, mm's child,
-// was still dying: they are looked at again at each release. Guarded by mu.
-var stragglers []int
-
-// reapStragglers reaps what ended in the group led by leader but is not
-// its leader (whose owner waits for it): the background children a
-// group's kill ended, which as a subreaper mm inherited when the leader
-// exited. Otherwise they would stay zombies for mm's whole session. mu is
-// held.
-func reapStragglers(leader int) {
-	kept := stragglers[:0]
-	for _, pg := range append(stragglers, leader) {
-		if !reapGroup(pg) && len(kept) < 64 {
-			kept = append(kept, pg)
-		}
-	}
-	stragglers = kept
-}
-
-// reapGroup reaps the ended children of group pg but its leader, and
-// reports whether none is left to reap later.
-func reapGroup(pg int) bool {
+// reapOrphans reaps the ended children mm inherited as a subreaper: the
+// background children a group's kill ended, daemons that left their group
+// (killed, or gone by themselves), a child mm's warden. No owner waits for
+// those, and they would stay zombies for mm's whole session. A child that
+// is a live group's leader, or in mm's own process group (a library's
+// child, started without a group: its caller waits for it), is its
+// owner's to reap: it stops the looking until the next time, as waitid
+// names the first ended child only. mu is held.
+func reapOrphans() {
+	own := syscall.Getpgrp()
 	for range 100 {
-		pid, err := waitable(unix.P_PGID, pg)
-		switch {
-		case err != nil: // none left (ECHILD)
-			return true
-		case pid == 0: // one still dying
-			return false
-		case pid == pg: // the leader: its owner's
-			return true
+		pid, err := waitable(unix.P_ALL, 0)
+		if err != nil || pid == 0 || groups[pid] != nil {
+			return
+		}
+		if pg, err := syscall.Getpgid(pid); err != nil || pg == own {
+			return
 		}
 		var ws syscall.WaitStatus
 		syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 	}
-	return false
 }
 
 // waitable names a child that has ended, among those id and which say,

@@ -15,8 +15,9 @@ func spawnWarden(files []*os.File) (int, bool, error) {
 	return pid, false, err
 }
 
-func childless() bool           { return false }
-func reapStragglers(leader int) {}
+func childless() bool    { return false }
+func reapOrphans()       {}
+func subreaperSet() bool { return false }
 
 // cloexecPipe is a pipe whose ends no process mm starts inherits (no
 // pipe2 here: the fork lock keeps a start from coming in between).

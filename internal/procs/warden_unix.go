@@ -3,6 +3,7 @@
 package procs
 
 import (
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -47,8 +48,12 @@ var warden struct {
 	pid   int
 	table *table // made with the first warden, kept for the next ones
 	// reaper: mm is the subreaper of what it starts (PR_SET_CHILD_SUBREAPER,
-	// Linux), so at its end it can tell whether anything it started is left.
+	// Linux) and the warden is not its child, so at its end it can tell
+	// whether anything it started is left.
 	reaper bool
+	// ended: Shutdown has run; a process still starting is refused, and
+	// killed by track, as no warden would see it.
+	ended bool
 }
 
 func init() { warden.life = -1 }
@@ -58,6 +63,9 @@ func init() { warden.life = -1 }
 func ready() error {
 	mu.Lock()
 	defer mu.Unlock()
+	if warden.ended {
+		return errEnded
+	}
 	if warden.life >= 0 && wardenAlive() {
 		return nil
 	}
@@ -105,10 +113,11 @@ func startWarden() error {
 		syscall.Close(p[1])
 		return wardenErr(err)
 	}
-	warden.life, warden.pid = p[1], pid
-	warden.reaper = warden.reaper || reaper
+	warden.life, warden.pid, warden.reaper = p[1], pid, reaper
 	return nil
 }
+
+var errEnded = errors.New("mm is ending")
 
 func wardenErr(err error) error {
 	return &os.SyscallError{Syscall: "start mm's process warden", Err: err}
@@ -148,6 +157,9 @@ func self() string {
 func register(g *Group, tied bool) error {
 	mu.Lock()
 	defer mu.Unlock()
+	if warden.ended {
+		return errEnded
+	}
 	if warden.table == nil {
 		if tied {
 			return nil
@@ -163,8 +175,8 @@ func unregister(g *Group) {
 	if warden.table != nil {
 		warden.table.remove(g.pid)
 	}
-	if warden.reaper {
-		reapStragglers(g.pid)
+	if subreaperSet() {
+		reapOrphans()
 	}
 }
 
@@ -177,6 +189,7 @@ func unregister(g *Group) {
 func Shutdown() (clean bool) {
 	mu.Lock()
 	defer mu.Unlock()
+	warden.ended = true
 	if warden.life < 0 {
 		return len(groups) == 0
 	}
