@@ -193,26 +193,39 @@ func noChild() bool {
 }
 
 // reapOrphans reaps the ended children mm inherited as a subreaper: the
-// background children a group's kill ended, daemons that left their group
-// (killed, or gone by themselves), a child mm's warden. No owner waits for
-// those, and they would stay zombies for mm's whole session. A child that
-// is a live group's leader, or in mm's own process group (a library's
-// child, started without a group: its caller waits for it), is its
-// owner's to reap: it stops the looking until the next time, as waitid
-// names the first ended child only. mu is held.
+// background children a group's kill ended, daemons that left their
+// session (killed, or gone by themselves), a child mm's warden. No owner
+// waits for those, and they would stay zombies for mm's whole session.
+//
+// It reaps only what mm cannot have started itself: a process mm starts
+// leads a group of its own in mm's session, and its owner reaps it — even
+// one that ended before its owner listed it (a start is not atomic with
+// the listing) — and a library's child is in mm's own group. So: a member
+// of another group, or the leader of another session. As waitid names the
+// first ended child only, one not to reap stops the looking until the next
+// release. mu is held.
 func reapOrphans() {
-	own := syscall.Getpgrp()
+	own, ownSession := syscall.Getpgrp(), getsid(0)
 	for range 100 {
 		pid, err := waitable(unix.P_ALL, 0)
-		if err != nil || pid == 0 || groups[pid] != nil {
+		if err != nil || pid == 0 {
 			return
 		}
-		if pg, err := syscall.Getpgid(pid); err != nil || pg == own {
+		pg, err := syscall.Getpgid(pid)
+		if err != nil || pg == own || (pg == pid && getsid(pid) == ownSession) {
 			return
 		}
 		var ws syscall.WaitStatus
 		syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 	}
+}
+
+func getsid(pid int) int {
+	sid, err := unix.Getsid(pid)
+	if err != nil {
+		return -1
+	}
+	return sid
 }
 
 // waitable names a child that has ended, among those id and which say,
