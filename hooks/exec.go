@@ -1,9 +1,11 @@
 package hooks
 
 import (
+	"context"
 	"io"
 	"os/exec"
 	"sync"
+	"time"
 )
 
 // Limits of one run, from the reference's Execution table.
@@ -28,6 +30,33 @@ var shell = sync.OnceValues(func() (string, error) {
 	}
 	return noShell()
 })
+
+// drainGrace is how long the run waits, once its shell has exited and its
+// group has been killed, for its pipes to close before it looks for a
+// process that left the group and still holds them.
+const drainGrace = 50 * time.Millisecond
+
+// execute runs one hook command: sh -c in dir with env, stdin written then
+// closed, stdout read up to 1 MiB, the first bytes of stderr kept. The
+// command runs in a process group of its own (procs), and the whole group
+// is killed on timeout, on cancel, on a stdout flood and once the shell
+// itself has exited, so no background child outlives the run. The timeout
+// bounds the whole run, pipes included: a process that left the group
+// (setsid) and holds the pipes is looked for and killed, and if the pipes
+// are still open at the deadline the run has timed out. (run, by platform,
+// does it.)
+//
+// The returned error is a failure whose text is the reference's message.
+func execute(ctx context.Context, command, dir string, env []string, timeout time.Duration, stdin []byte) ([]byte, error) {
+	if ctx.Err() != nil {
+		return nil, failure("cancelled")
+	}
+	sh, err := Shell()
+	if err != nil {
+		return nil, failure("start: " + err.Error())
+	}
+	return run(ctx, sh, command, dir, env, timeout, stdin)
+}
 
 // readLimited reads r to its end, keeping at most limit bytes; it stops as
 // soon as more arrive and reports the overflow, so a flood costs mm no

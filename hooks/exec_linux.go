@@ -14,11 +14,6 @@ import (
 	"github.com/mm-agent/mm/internal/procs"
 )
 
-// drainGrace is how long the run waits, once its shell has exited and its
-// group has been killed, for its pipes to close before it looks for a
-// process that left the group and still holds them.
-const drainGrace = 50 * time.Millisecond
-
 // noPidfd and stdinPipeSize are for tests: run as on a kernel that gives
 // no pidfd, or with the small stdin pipe a user over pipe-user-pages-soft
 // gets.
@@ -45,29 +40,13 @@ var pidfdOpens = sync.OnceValue(func() bool {
 // even while something that left the group holds the pipes.
 const pollSlice = 50 * time.Millisecond
 
-// execute runs one hook command: sh -c in dir with env, stdin written then
-// closed, stdout read up to 1 MiB, the first bytes of stderr kept. The
-// command runs in a process group of its own (procs), and the whole group
-// is killed on timeout, on cancel, on a stdout flood and once the shell
-// itself has exited, so no background child outlives the run. The timeout
-// bounds the whole run, pipes included: a process that left the group
-// (setsid) and holds the pipes is looked for and killed, and if the pipes
-// are still open at the deadline the run has timed out.
-//
-// On Linux the calling goroutine does it all in one loop around poll(2)
-// over the pipes and the shell's pidfd: no goroutine, no timer and no
-// registration with Go's poller a run (what a bare exec.Cmd.Run pays for
-// its stdin's copy), so that a hook costs no more than its process.
-//
-// The returned error is a failure whose text is the reference's message.
-func execute(ctx context.Context, command, dir string, env []string, timeout time.Duration, stdin []byte) ([]byte, error) {
-	if ctx.Err() != nil {
-		return nil, failure("cancelled")
-	}
-	sh, err := Shell()
-	if err != nil {
-		return nil, failure("start: " + err.Error())
-	}
+// run is execute's work on Linux: the calling goroutine does it all in
+// one loop around poll(2) over the pipes and the shell's pidfd — no
+// goroutine, no timer and no registration with Go's poller a run (what a
+// bare exec.Cmd.Run pays for its stdin's copy) — and starts the shell
+// straight through syscall.ForkExec, so that a hook costs no more than its
+// process (bench/README.md, "Hook cost in a real turn").
+func run(ctx context.Context, sh, command, dir string, env []string, timeout time.Duration, stdin []byte) ([]byte, error) {
 	deadline := time.Now().Add(timeout)
 
 	// p: stdin's read and write ends, stdout's, stderr's. The parent's ends

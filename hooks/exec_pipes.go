@@ -14,29 +14,10 @@ import (
 	"github.com/mm-agent/mm/internal/procs"
 )
 
-// drainGrace is how long the run waits, once its shell has exited and its
-// group has been killed, for its pipes to close before it looks for a
-// process that left the group and still holds them.
-const drainGrace = 50 * time.Millisecond
-
-// execute runs one hook command: sh -c in dir with env, stdin written then
-// closed, stdout read up to 1 MiB, the first bytes of stderr kept. The
-// command runs in a process group of its own (procs), and the whole group
-// is killed on timeout, on cancel, on a stdout flood and once the shell
-// itself has exited, so no background child outlives the run. The timeout
-// bounds the whole run, pipes included: a process that left the group
-// (setsid) and holds the pipes is looked for and killed, and if the pipes
-// are still open at the deadline the run has timed out.
-//
-// The returned error is a failure whose text is the reference's message.
-func execute(ctx context.Context, command, dir string, env []string, timeout time.Duration, stdin []byte) ([]byte, error) {
-	if ctx.Err() != nil {
-		return nil, failure("cancelled")
-	}
-	sh, err := Shell()
-	if err != nil {
-		return nil, failure("start: " + err.Error())
-	}
+// run is execute's work where the run is not one poll loop (not Linux):
+// three pipes on Go's poller, with deadlines, and a reader goroutine for
+// each of stdout and stderr.
+func run(ctx context.Context, sh, command, dir string, env []string, timeout time.Duration, stdin []byte) ([]byte, error) {
 	deadline := time.Now().Add(timeout)
 	tctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
