@@ -123,7 +123,7 @@ func wardenErr(err error) error {
 	return &os.SyscallError{Syscall: "start mm's process warden", Err: err}
 }
 
-// wardenEnv is all a warden's environment holds: the token it hunts.
+// wardenEnviron is all a warden's environment holds: the token it hunts.
 func wardenEnviron() []string { return []string{wardenEnv + "=" + token()} }
 
 // spawnMMWarden starts mm itself as the warden, with files as its
@@ -206,7 +206,7 @@ func Shutdown() (clean bool) {
 }
 
 // runWarden is the warden's life where package earlywarden does not run it
-// (see its Run, which does the same with syscall alone): wait on the
+// (on Linux it does the same with syscall alone): wait on the
 // lifeline until mm says all is done or is gone, however it went; then
 // kill each group the table still lists and every process carrying one of
 // mm's tags (those that left their group).
