@@ -108,16 +108,19 @@ func TestWardenIgnoresPoliteSignals(t *testing.T) {
 
 // TestShutdown: an mm that ends cleanly tells its warden, which is not its
 // child, that nothing is left when nothing is — it then exits without a
-// hunt — and otherwise kills what got away itself (its environment
-// cleared: no tag finds it), or leaves it to the warden's hunt.
+// hunt — and kills a daemon of its own that got away itself. A daemon
+// with its environment cleared carries no tag: mm cannot tell it from a
+// process it did not start, leaves it, and says so.
 func TestShutdown(t *testing.T) {
 	for _, c := range []struct {
 		name, command string
-		clean         bool
+		clean         bool // and the process printed is gone
 	}{
 		{"nothing left", `sleep 30 & echo $!`, true},
-		{"a daemon", `setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!`, true},
-		{"a daemon with no environment", `env -i setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!`, true},
+		// (The run lasts until the daemon has left its group: the group's
+		// kill would take it otherwise.)
+		{"a daemon", `setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!; sleep 0.2`, true},
+		{"a daemon with no environment", `env -i setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!; sleep 0.2`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			owner := helperCmd(t, "shutdown", c.command)
@@ -140,8 +143,44 @@ func TestShutdown(t *testing.T) {
 			if ppid := parentOf(pids[1]); ppid == owner.Process.Pid {
 				t.Errorf("the warden (%d) is the owner's child", pids[1])
 			}
-			gone(t, 2*time.Second, pids...)
+			if c.clean {
+				gone(t, 2*time.Second, pids...)
+				return
+			}
+			gone(t, 2*time.Second, pids[1]) // the warden, after its hunt
+			defer syscall.Kill(pids[0], syscall.SIGKILL)
+			if !running(pids[0]) {
+				t.Errorf("%d, with no tag, was killed", pids[0])
+			}
 		})
+	}
+}
+
+// TestShutdownSparesInherited: a process mm did not start — one the shell
+// that exec'd mm left running, mm's child from the start — is not killed
+// at mm's orderly end (mm cannot say nothing is left: the warden hunts by
+// tag, which it does not carry).
+func TestShutdownSparesInherited(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := exec.Command("sh", "-c", `sleep 30 >/dev/null 2>&1 & echo $!; exec "$0" "$1"`, exe, `sleep 30 & echo $!`)
+	owner.Env = append(os.Environ(), "PROCS_TEST_HELPER=shutdown")
+	owner.Stderr = os.Stderr
+	out, err := owner.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 || lines[2] != "false" {
+		t.Fatalf("owner printed %q, want the inherited pid, the run's and the warden's, and false", out)
+	}
+	inherited, _ := strconv.Atoi(lines[0])
+	defer syscall.Kill(inherited, syscall.SIGKILL)
+	time.Sleep(300 * time.Millisecond) // past the warden's hunt
+	if !running(inherited) {
+		t.Fatalf("%d, which mm did not start, was killed at its end", inherited)
 	}
 }
 
@@ -173,13 +212,17 @@ func TestLateStart(t *testing.T) {
 
 // TestOrphansReaped: what mm inherits as a subreaper — a daemon killed by
 // its run's owner, a group's background child killed with it — is reaped
-// as runs are released, not kept as a zombie for the session.
+// as runs are released, not kept as a zombie for the session; also after
+// an ended child that is not an orphan (a `timeout`, a group of its own in
+// mm's session) stands first in the kernel's list, where only it is left.
 func TestOrphansReaped(t *testing.T) {
-	out, err := helperCmd(t, "orphans").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.TrimSpace(string(out)); got != "0" {
-		t.Fatalf("zombie children left: %s", got)
+	for mode, want := range map[string]string{"": "0", "blocked": "1"} {
+		out, err := helperCmd(t, "orphans", mode).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Errorf("%q: zombie children left: %s, want %s", mode, got, want)
+		}
 	}
 }

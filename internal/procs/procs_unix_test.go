@@ -136,9 +136,25 @@ func helper(part string) int {
 		// Daemons that left their group, killed by their run's owner, and a
 		// group's background child killed with it: as a subreaper this mm
 		// inherits them; print how many are left as zombies once a later
-		// run has been released.
+		// run has been released. With "blocked", a run first leaves a
+		// `timeout` (a group of its own in mm's session: no orphan to reap)
+		// that ends before the others, and mm reads /proc at each look.
+		if len(os.Args) > 1 && os.Args[1] == "blocked" {
+			scanEvery = 0
+			cmd := exec.Command("sh", "-c", `timeout 0.2 sleep 30 & sleep 0.1; exit 0`)
+			Prepare(cmd)
+			g, err := Start(cmd)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			cmd.Wait()
+			g.Kill()
+			g.Release()
+			time.Sleep(400 * time.Millisecond)
+		}
 		for range 3 {
-			cmd := exec.Command("sh", "-c", `setsid sleep 30 </dev/null >/dev/null 2>&1 & sleep 30 & echo $!`)
+			cmd := exec.Command("sh", "-c", `setsid sleep 30 </dev/null >/dev/null 2>&1 & sleep 30 & echo $!; sleep 0.1`)
 			out, _ := cmd.StdoutPipe()
 			Prepare(cmd)
 			g, err := Start(cmd)
@@ -147,8 +163,8 @@ func helper(part string) int {
 				return 1
 			}
 			bufio.NewReader(out).ReadString('\n')
+			cmd.Wait() // the daemon has left the group
 			g.Kill()
-			cmd.Wait()
 			g.KillEscaped()
 			g.Release()
 		}

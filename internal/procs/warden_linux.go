@@ -125,36 +125,66 @@ func cloexecPipe() (p [2]int, err error) {
 
 // childless reports whether this process has no child left, reaping those
 // that have ended (no owner waits for them any more: this is mm's end).
-// What is left is what got away from its group and outlived its parent: it
-// is killed here (its environment cleared, no tag finds it), and looked
-// for again, as long as the warden's own hunt would.
+// What is left and carries mm's tag got away from its group and outlived
+// its parent: it is killed here, and looked for again, as long as the
+// warden's own hunt would. A child without the tag is not mm's to kill —
+// one mm inherited from the shell that exec'd it (`server & exec mm`), or
+// something that cleared its environment: mm is then not childless, and
+// leaves the looking to the warden, which kills by tag too.
 func childless() bool {
 	for range 50 {
 		if noChild() {
 			return true
 		}
-		if killChildren() == 0 {
-			return false // a child that is not mm's to kill: the warden's (restarted)
+		if killTaggedChildren() == 0 {
+			return false
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	return false
 }
 
-// killChildren kills this process's children still running, found through
-// /proc (this kernel may not list a process's children), but the warden;
-// it returns how many.
-func killChildren() int {
+// killTaggedChildren kills this process's children still running that
+// carry one of its tags (found through /proc: this kernel may not list a
+// process's children) and returns how many.
+func killTaggedChildren() int {
+	n, tok := 0, token()
+	for _, c := range children() {
+		if c.zombie || c.pid == warden.pid {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(c.pid) + "/environ")
+		if err != nil {
+			continue
+		}
+		if tags, ok := lookupEnv(env, TagEnv); ok && hasTokenTag(tags, tok) {
+			syscall.Kill(c.pid, syscall.SIGKILL)
+			n++
+		}
+	}
+	return n
+}
+
+// child is one of this process's children, as /proc/<pid>/stat shows it.
+type child struct {
+	pid    int
+	zombie bool
+}
+
+// children lists this process's children from /proc/*/stat: a read of
+// every process's, for the rare times it is needed.
+func children() []child {
 	d, err := os.Open("/proc")
 	if err != nil {
-		return 0
+		return nil
 	}
 	names, _ := d.Readdirnames(-1)
 	d.Close()
-	self, n := os.Getpid(), 0
+	self := strconv.Itoa(os.Getpid())
+	var out []child
 	for _, name := range names {
 		pid, err := strconv.Atoi(name)
-		if err != nil || pid == warden.pid {
+		if err != nil {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + name + "/stat")
@@ -166,13 +196,11 @@ func killChildren() int {
 		if i < 0 {
 			continue
 		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(self) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			n++
+		if f := strings.Fields(string(b[i+1:])); len(f) > 1 && f[1] == self {
+			out = append(out, child{pid: pid, zombie: f[0] == "Z"})
 		}
 	}
-	return n
+	return out
 }
 
 // noChild reports whether this process has no child, reaping the ended
@@ -186,8 +214,7 @@ func noChild() bool {
 		case err != nil || pid == 0: // a child still running
 			return false
 		}
-		var ws syscall.WaitStatus
-		syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		reap(pid)
 	}
 	return false
 }
@@ -197,27 +224,58 @@ func noChild() bool {
 // session (killed, or gone by themselves), a child mm's warden. No owner
 // waits for those, and they would stay zombies for mm's whole session.
 //
-// It reaps only what mm cannot have started itself: a process mm starts
-// leads a group of its own in mm's session, and its owner reaps it — even
-// one that ended before its owner listed it (a start is not atomic with
-// the listing) — and a library's child is in mm's own group. So: a member
-// of another group, or the leader of another session. As waitid names the
-// first ended child only, one not to reap stops the looking until the next
-// release. mu is held.
+// It reaps only what mm cannot have started itself (orphan). waitid names
+// the first ended child only, and one that is not an orphan (its owner
+// has yet to wait for it, or nobody will: a `timeout` a hook left, which
+// made a group of its own in mm's session) would stop the reaping for
+// good: then, at most every scanEvery, the ended children are listed
+// from /proc and the orphans among them reaped one by one. mu is held.
 func reapOrphans() {
-	own, ownSession := syscall.Getpgrp(), getsid(0)
 	for range 100 {
 		pid, err := waitable(unix.P_ALL, 0)
 		if err != nil || pid == 0 {
 			return
 		}
-		pg, err := syscall.Getpgid(pid)
-		if err != nil || pg == own || (pg == pid && getsid(pid) == ownSession) {
+		if !orphan(pid) {
+			if time.Since(lastScan) >= scanEvery {
+				lastScan = time.Now()
+				for _, c := range children() {
+					if c.zombie && orphan(c.pid) {
+						reap(c.pid)
+					}
+				}
+			}
 			return
 		}
-		var ws syscall.WaitStatus
-		syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		reap(pid)
 	}
+}
+
+// scanEvery bounds how often reapOrphans reads /proc (a read of every
+// process's stat, some 0.3 ms); lastScan is when it last did (mu).
+var (
+	scanEvery = 10 * time.Second
+	lastScan  time.Time
+)
+
+// orphan reports whether pid, a child of mm, is one mm cannot have
+// started: a process mm starts leads a group of its own in mm's session,
+// and its owner reaps it — even one that ended before its owner listed it
+// (a start is not atomic with the listing) — and a library's child is in
+// mm's own group. So: a member of another group, or the leader of another
+// session. (No library mm uses starts a process that changes its own group
+// or session: one that did would be taken for an orphan.)
+func orphan(pid int) bool {
+	pg, err := syscall.Getpgid(pid)
+	if err != nil || pg == syscall.Getpgrp() {
+		return false
+	}
+	return pg != pid || getsid(pid) != getsid(0)
+}
+
+func reap(pid int) {
+	var ws syscall.WaitStatus
+	syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 }
 
 func getsid(pid int) int {
