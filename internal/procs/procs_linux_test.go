@@ -117,10 +117,11 @@ func TestShutdown(t *testing.T) {
 		clean         bool // and the process printed is gone
 	}{
 		{"nothing left", `sleep 30 & echo $!`, true},
-		// (The run lasts until the daemon has left its group: the group's
-		// kill would take it otherwise.)
-		{"a daemon", `setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!; sleep 0.2`, true},
-		{"a daemon with no environment", `env -i setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!; sleep 0.2`, false},
+		// (The run lasts until the daemon has left its session — field 6
+		// of its stat is its own pid —: the group's kill would take it
+		// otherwise.)
+		{"a daemon", `setsid sleep 30 </dev/null >/dev/null 2>&1 & d=$!; echo $d; ` + untilLeft, true},
+		{"a daemon with no environment", `env -i setsid sleep 30 </dev/null >/dev/null 2>&1 & d=$!; echo $d; ` + untilLeft, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			owner := helperCmd(t, "shutdown", c.command)
@@ -155,6 +156,9 @@ func TestShutdown(t *testing.T) {
 		})
 	}
 }
+
+// untilLeft waits, in sh, until the process $d leads a session of its own.
+const untilLeft = `i=0; until [ "$(cut -d' ' -f6 /proc/$d/stat)" = "$d" ] || [ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done`
 
 // TestShutdownSparesInherited: a process mm did not start — one the shell
 // that exec'd mm left running, mm's child from the start — is not killed

@@ -141,7 +141,9 @@ func helper(part string) int {
 		// that ends before the others, and mm reads /proc at each look.
 		if len(os.Args) > 1 && os.Args[1] == "blocked" {
 			scanEvery = 0
-			cmd := exec.Command("sh", "-c", `timeout 0.2 sleep 30 & sleep 0.1; exit 0`)
+			// (Until timeout has made its group: the run's kill would take
+			// it otherwise.)
+			cmd := exec.Command("sh", "-c", `timeout 0.3 sleep 30 & t=$!; i=0; until [ "$(cut -d' ' -f5 /proc/$t/stat)" = "$t" ] || [ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done`)
 			Prepare(cmd)
 			g, err := Start(cmd)
 			if err != nil {
@@ -151,7 +153,8 @@ func helper(part string) int {
 			cmd.Wait()
 			g.Kill()
 			g.Release()
-			time.Sleep(400 * time.Millisecond)
+			time.Sleep(700 * time.Millisecond) // timeout has ended
+
 		}
 		for range 3 {
 			cmd := exec.Command("sh", "-c", `setsid sleep 30 </dev/null >/dev/null 2>&1 & sleep 30 & echo $!; sleep 0.1`)
