@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os/exec"
 	"sync"
@@ -56,6 +57,19 @@ func execute(ctx context.Context, command, dir string, env []string, timeout tim
 		return nil, failure("start: " + err.Error())
 	}
 	return run(ctx, sh, command, dir, env, timeout, stdin)
+}
+
+// exitFailure is the failure of a shell that ended with status (killed by
+// signal sig, when signaled), stderr's first bytes quoted after it.
+func exitFailure(status int, sig string, signaled bool, errHead []byte) error {
+	msg := fmt.Sprintf("exit status %d", status)
+	if signaled {
+		msg = "killed by signal " + sig
+	}
+	if q := quote(errHead); q != "" {
+		msg += ": " + q
+	}
+	return failure(msg)
 }
 
 // readLimited reads r to its end, keeping at most limit bytes; it stops as

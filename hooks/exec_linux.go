@@ -108,7 +108,7 @@ func run(ctx context.Context, sh, command, dir string, env []string, timeout tim
 		var w [2]int
 		if err := syscall.Pipe2(w[:], syscall.O_CLOEXEC); err != nil {
 			g.Kill()
-			syscall.Wait4(g.Pid(), &ws, 0, nil)
+			wait4(g.Pid(), &ws)
 			return nil, failure("start: " + err.Error())
 		}
 		exitFd, waited = w[0], make(chan struct{})
@@ -260,14 +260,8 @@ func run(ctx context.Context, sh, command, dir string, env []string, timeout tim
 	if ws.Exited() && ws.ExitStatus() == 0 {
 		return out, nil
 	}
-	msg := fmt.Sprintf("exit status %d", ws.ExitStatus())
-	if sig, ok := procs.WaitSignal(ws); ok {
-		msg = "killed by signal " + sig
-	}
-	if q := quote(errHead); q != "" {
-		msg += ": " + q
-	}
-	return nil, failure(msg)
+	sig, signaled := procs.WaitSignal(ws)
+	return nil, exitFailure(ws.ExitStatus(), sig, signaled, errHead)
 }
 
 // wait4 waits for pid to end and reaps it.

@@ -132,14 +132,8 @@ func run(ctx context.Context, sh, command, dir string, env []string, timeout tim
 	}
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) {
-		msg := fmt.Sprintf("exit status %d", ee.ExitCode())
-		if sig, ok := procs.Signal(ee.ProcessState); ok {
-			msg = "killed by signal " + sig
-		}
-		if q := quote(errHead); q != "" {
-			msg += ": " + q
-		}
-		return nil, failure(msg)
+		sig, signaled := procs.Signal(ee.ProcessState)
+		return nil, exitFailure(ee.ExitCode(), sig, signaled, errHead)
 	}
 	if waitErr != nil {
 		return nil, failure(waitErr.Error())

@@ -3,6 +3,7 @@ package procs
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -229,4 +230,108 @@ func TestOrphansReaped(t *testing.T) {
 			t.Errorf("%q: zombie children left: %s, want %s", mode, got, want)
 		}
 	}
+}
+
+// platformHelper plays the parts of the tests of this file (see helper).
+func platformHelper(part string) int {
+	switch part {
+	case "shutdown":
+		// An mm at its clean end: run a group the way a hook's owner does,
+		// with what its command leaves behind, then print the pids it
+		// printed, the warden's, and what Shutdown found.
+		cmd := exec.Command("sh", "-c", os.Args[1])
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		g := mustStart(cmd)
+		left, _ := bufio.NewReader(out).ReadString('\n')
+		cmd.Wait()
+		g.Kill()
+		g.Release()
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		w := warden.pid
+		mu.Unlock()
+		fmt.Printf("%s %d\n", strings.TrimSpace(string(left)), w)
+		fmt.Println(Shutdown())
+		return 0
+	case "late":
+		// An mm whose last process comes in as it ends: started, then
+		// Shutdown, then handed over. It must not outlive mm: it is
+		// refused and killed. Print its pid and the error.
+		cmd := exec.Command("sleep", "30")
+		Prepare(cmd)
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		Shutdown()
+		_, err := Adopt(cmd)
+		fmt.Println(cmd.Process.Pid)
+		fmt.Println(err)
+		cmd.Wait()
+		return 0
+	case "orphans":
+		// Daemons that left their group, killed by their run's owner, and a
+		// group's background child killed with it: as a subreaper this mm
+		// inherits them; print how many are left as zombies once a later
+		// run has been released. With "blocked", a run first leaves a
+		// `timeout` (a group of its own in mm's session: no orphan to reap)
+		// that ends before the others, and mm reads /proc at each look.
+		if len(os.Args) > 1 && os.Args[1] == "blocked" {
+			scanEvery = 0
+			// (Until timeout has made its group: the run's kill would take
+			// it otherwise.)
+			cmd := exec.Command("sh", "-c", `timeout 0.3 sleep 30 & t=$!; i=0; until [ "$(cut -d' ' -f5 /proc/$t/stat)" = "$t" ] || [ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done`)
+			g := mustStart(cmd)
+			cmd.Wait()
+			g.Kill()
+			g.Release()
+			time.Sleep(700 * time.Millisecond) // timeout has ended
+		}
+		for range 3 {
+			cmd := exec.Command("sh", "-c", `setsid sleep 30 </dev/null >/dev/null 2>&1 & sleep 30 & echo $!; sleep 0.1`)
+			out, _ := cmd.StdoutPipe()
+			g := mustStart(cmd)
+			bufio.NewReader(out).ReadString('\n')
+			cmd.Wait() // the daemon has left the group
+			g.Kill()
+			g.KillEscaped()
+			g.Release()
+		}
+		time.Sleep(200 * time.Millisecond)
+		cmd := exec.Command("true")
+		g := mustStart(cmd)
+		cmd.Wait()
+		g.Release()
+		fmt.Println(len(zombieChildren()))
+		return 0
+	}
+	return 2
+}
+
+// mustStart prepares and starts cmd in a helper, which ends at once when
+// it cannot.
+func mustStart(cmd *exec.Cmd) *Group {
+	Prepare(cmd)
+	g, err := Start(cmd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return g
+}
+
+// zombieChildren lists this process's children that have ended and are
+// not reaped.
+func zombieChildren() []int {
+	var pids []int
+	for _, c := range children() {
+		if c.zombie {
+			pids = append(pids, c.pid)
+		}
+	}
+	return pids
 }

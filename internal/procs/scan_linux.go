@@ -10,23 +10,37 @@ import (
 // from /proc (a process's environment as it was when it started: what it
 // inherited, which is what matters here).
 func tagged(match func(tags string) bool) []int {
+	var pids []int
+	for _, pid := range procPids() {
+		if carries(pid, match) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// carries reports whether pid's environment, as /proc shows it, carries
+// tags that match.
+func carries(pid int, match func(tags string) bool) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	v, ok := lookupEnv(env, TagEnv)
+	return ok && match(v)
+}
+
+// procPids lists the processes /proc shows.
+func procPids() []int {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil
 	}
 	names, _ := d.Readdirnames(-1)
 	d.Close()
-	var pids []int
+	pids := make([]int, 0, len(names))
 	for _, n := range names {
-		pid, err := strconv.Atoi(n)
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + n + "/environ")
-		if err != nil {
-			continue
-		}
-		if v, ok := lookupEnv(env, TagEnv); ok && match(v) {
+		if pid, err := strconv.Atoi(n); err == nil {
 			pids = append(pids, pid)
 		}
 	}

@@ -149,15 +149,9 @@ func childless() bool {
 // process's children) and returns how many.
 func killTaggedChildren() int {
 	n, tok := 0, token()
+	mine := func(tags string) bool { return hasTokenTag(tags, tok) }
 	for _, c := range children() {
-		if c.zombie || c.pid == warden.pid {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + strconv.Itoa(c.pid) + "/environ")
-		if err != nil {
-			continue
-		}
-		if tags, ok := lookupEnv(env, TagEnv); ok && hasTokenTag(tags, tok) {
+		if !c.zombie && c.pid != warden.pid && carries(c.pid, mine) {
 			syscall.Kill(c.pid, syscall.SIGKILL)
 			n++
 		}
@@ -174,20 +168,10 @@ type child struct {
 // children lists this process's children from /proc/*/stat: a read of
 // every process's, for the rare times it is needed.
 func children() []child {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
 	self := strconv.Itoa(os.Getpid())
 	var out []child
-	for _, name := range names {
-		pid, err := strconv.Atoi(name)
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + name + "/stat")
+	for _, pid := range procPids() {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		if err != nil {
 			continue
 		}
