@@ -114,6 +114,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REPO", repo)
 			env.Setenv("NODE_MODULES", filepath.Join(repo, "cmd", "mm", npmDir))
 			env.Setenv("GORUN_BIN", filepath.Join(binDir, "gorun"))
+			// TUISH drives mm in a real terminal, under tmux (testdata/tui.sh).
+			env.Setenv("TUISH", filepath.Join(repo, "cmd", "mm", "testdata", "tui.sh"))
 			// RUNID tells this script's run from any other on the machine, for
 			// names outside $WORK (tmux servers' sockets).
 			env.Setenv("RUNID", fmt.Sprintf("%d-%d", os.Getpid(), runs.Add(1)))
